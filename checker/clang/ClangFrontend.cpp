@@ -1,0 +1,199 @@
+//===- ClangFrontend.cpp - parse one C++/CUDA/HIP file ----------------------===//
+#include "kvlint/ClangFrontend.h"
+
+#include "clang/AST/ASTConsumer.h"
+#include "clang/AST/ASTContext.h"
+#include "clang/Basic/Diagnostic.h"
+#include "clang/Frontend/CompilerInstance.h"
+#include "clang/Frontend/FrontendAction.h"
+#include "clang/Lex/PPCallbacks.h"
+#include "clang/Lex/Preprocessor.h"
+#include "clang/Tooling/Tooling.h"
+#include "llvm/Support/VirtualFileSystem.h"
+
+#include <set>
+
+using namespace clang;
+
+namespace kvlint {
+
+namespace {
+const char CudaPrelude[] =
+#include "prelude_cuda.inc"
+    ;
+const char HipPrelude[] =
+#include "prelude_hip.inc"
+    ;
+const char *PreludePath(Language L) {
+  return L == Language::Hip ? "/kvlint-prelude/hip.h" : "/kvlint-prelude/cuda.h";
+}
+
+bool endsWith(const std::string &S, const char *Suffix) {
+  size_t N = strlen(Suffix);
+  return S.size() >= N && S.compare(S.size() - N, N, Suffix) == 0;
+}
+
+/// Missing headers are skipped (LLVM 19 then goes on as if the include was
+/// not there) and remembered, so the rest of the file is still analysed.
+class SkipMissing : public PPCallbacks {
+public:
+  explicit SkipMissing(std::set<std::string> &Missing) : Missing(Missing) {}
+  bool FileNotFound(StringRef FileName) override {
+    Missing.insert(FileName.str());
+    return true;
+  }
+
+private:
+  std::set<std::string> &Missing;
+};
+
+class CountErrors : public DiagnosticConsumer {
+public:
+  unsigned Errors = 0;
+  std::string First;
+  void HandleDiagnostic(DiagnosticsEngine::Level L, const Diagnostic &D) override {
+    if (L < DiagnosticsEngine::Error)
+      return;
+    ++Errors;
+    if (First.empty()) {
+      SmallString<128> Msg;
+      D.FormatDiagnostic(Msg);
+      First = std::string(Msg);
+      if (D.hasSourceManager() && D.getLocation().isValid()) {
+        PresumedLoc P = D.getSourceManager().getPresumedLoc(D.getLocation());
+        if (P.isValid())
+          First = std::to_string(P.getLine()) + ":" + std::to_string(P.getColumn()) + ": " +
+                  First;
+      }
+    }
+  }
+};
+
+class LowerConsumer : public ASTConsumer {
+public:
+  LowerConsumer(Language L, std::vector<std::unique_ptr<Function>> &Out) : L(L), Out(Out) {}
+  void HandleTranslationUnit(ASTContext &Ctx) override { lowerASTContext(Ctx, L, true, Out); }
+
+private:
+  Language L;
+  std::vector<std::unique_ptr<Function>> &Out;
+};
+
+class LowerAction : public ASTFrontendAction {
+public:
+  LowerAction(Language L, std::vector<std::unique_ptr<Function>> &Out,
+              std::set<std::string> &Missing)
+      : L(L), Out(Out), Missing(Missing) {}
+  std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance &CI, StringRef) override {
+    CI.getPreprocessor().addPPCallbacks(std::make_unique<SkipMissing>(Missing));
+    return std::make_unique<LowerConsumer>(L, Out);
+  }
+
+private:
+  Language L;
+  std::vector<std::unique_ptr<Function>> &Out;
+  std::set<std::string> &Missing;
+};
+
+std::vector<std::string> baseArgs(const ClangInput &In, bool Host) {
+  std::vector<std::string> A = {"clang++", "-fsyntax-only", "-w", "-ferror-limit=0",
+                                "-fno-delayed-template-parsing",
+                                "-resource-dir=" KVLINT_CLANG_RESOURCE_DIR};
+  bool HasStd = false;
+  for (const std::string &S : In.DbArgs)
+    HasStd |= S.rfind("-std=", 0) == 0;
+  for (const std::string &S : In.ExtraArgs)
+    HasStd |= S.rfind("-std=", 0) == 0;
+  switch (In.Lang) {
+  case Language::Cuda:
+    A.insert(A.end(), {"-x", "cuda", Host ? "--cuda-host-only" : "--cuda-device-only",
+                       "-nocudainc", "-nocudalib", "--cuda-gpu-arch=sm_90",
+                       "-Wno-unknown-cuda-version", "-include", PreludePath(In.Lang)});
+    break;
+  case Language::Hip:
+    A.insert(A.end(), {"-x", "hip", Host ? "--cuda-host-only" : "--cuda-device-only",
+                       "-nogpuinc", "-nogpulib", "--offload-arch=gfx90a", "-include",
+                       PreludePath(In.Lang)});
+    break;
+  case Language::Cpp:
+  case Language::Triton:
+    if (endsWith(In.Path, ".c"))
+      A.insert(A.end(), {"-x", "c"});
+    else
+      A.insert(A.end(), {"-x", "c++"});
+    break;
+  }
+  if (!HasStd && !endsWith(In.Path, ".c"))
+    A.push_back("-std=c++17");
+  A.insert(A.end(), In.DbArgs.begin(), In.DbArgs.end());
+  A.insert(A.end(), In.ExtraArgs.begin(), In.ExtraArgs.end());
+  A.push_back(In.Path);
+  return A;
+}
+
+} // namespace
+
+const char *preludeFor(Language L) {
+  if (L == Language::Cuda)
+    return CudaPrelude;
+  if (L == Language::Hip)
+    return HipPrelude;
+  return "";
+}
+
+Language clangLanguageFor(const std::string &Path, const std::string &Src) {
+  if (endsWith(Path, ".cu") || endsWith(Path, ".cuh"))
+    return Src.find("hip/hip_runtime.h") != std::string::npos ? Language::Hip : Language::Cuda;
+  if (endsWith(Path, ".hip"))
+    return Language::Hip;
+  if (Src.find("hip/hip_runtime") != std::string::npos ||
+      Src.find("hipLaunchKernelGGL") != std::string::npos)
+    return Language::Hip;
+  if (Src.find("__global__") != std::string::npos ||
+      Src.find("__device__") != std::string::npos)
+    return Language::Cuda;
+  return Language::Cpp;
+}
+
+LoweredFile lowerClangFile(const ClangInput &In) {
+  LoweredFile Result;
+  std::set<std::string> Missing;
+  unsigned Errors = 0;
+  std::string FirstError;
+  bool AnyRan = false;
+  for (int Pass = 0; Pass < (In.HostPass ? 2 : 1); ++Pass) {
+    auto Overlay =
+        llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(llvm::vfs::getRealFileSystem());
+    auto Mem = llvm::makeIntrusiveRefCnt<llvm::vfs::InMemoryFileSystem>();
+    Mem->addFile("/kvlint-prelude/cuda.h", 0, llvm::MemoryBuffer::getMemBuffer(CudaPrelude));
+    Mem->addFile("/kvlint-prelude/hip.h", 0, llvm::MemoryBuffer::getMemBuffer(HipPrelude));
+    Overlay->pushOverlay(Mem);
+    auto Files = llvm::makeIntrusiveRefCnt<FileManager>(FileSystemOptions(), Overlay);
+    std::vector<std::unique_ptr<Function>> Fns;
+    CountErrors Diags;
+    tooling::ToolInvocation Inv(baseArgs(In, Pass == 1),
+                                std::make_unique<LowerAction>(In.Lang, Fns, Missing),
+                                Files.get());
+    Inv.setDiagnosticConsumer(&Diags);
+    bool Ok = Inv.run();
+    AnyRan |= Ok || !Fns.empty();
+    Errors += Diags.Errors;
+    if (FirstError.empty())
+      FirstError = Diags.First;
+    for (auto &F : Fns)
+      Result.Functions.push_back(std::move(F));
+  }
+  if (!Missing.empty()) {
+    std::string S = "headers not found, analysed without them:";
+    for (const std::string &M : Missing)
+      S += " " + M;
+    Result.Notes.push_back(S);
+  }
+  if (Errors)
+    Result.Notes.push_back(std::to_string(Errors) + " parse error(s) recovered from; first: " +
+                           FirstError);
+  Result.Failed = !AnyRan;
+  return Result;
+}
+
+} // namespace kvlint

@@ -1,0 +1,31 @@
+//===- Frontend.h - what frontends hand to the driver -----------*- C++ -*-===//
+#ifndef KVLINT_FRONTEND_H
+#define KVLINT_FRONTEND_H
+
+#include "kvlint/IR.h"
+#include "kvlint/Rule.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace kvlint {
+
+/// The result of lowering one source file.
+struct LoweredFile {
+  std::vector<std::unique_ptr<Function>> Functions;
+  /// Problems the frontend met that did not stop it (missing headers, parse
+  /// errors it recovered from). One line each, no file prefix.
+  std::vector<std::string> Notes;
+  /// True when nothing could be analysed (unreadable, binary, fatal).
+  bool Failed = false;
+};
+
+/// Triton frontend: lowers every @triton.jit function of a Python file.
+/// Plain Python yields no functions. Options: "triton.UnknownLoadBits".
+LoweredFile lowerTritonSource(const std::string &Path, const std::string &Source,
+                              const Options &Opts);
+
+} // namespace kvlint
+
+#endif

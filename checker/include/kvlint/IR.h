@@ -1,0 +1,174 @@
+//===- IR.h - the kvlint kernel IR ------------------------------*- C++ -*-===//
+//
+// One small IR that every frontend lowers into and every rule reads.
+//
+// A function is a set of memory accesses. Each access has an address (a
+// pointer expression), the guard facts that hold where it executes, and, for
+// Triton, its mask and `other=` value. Values are an expression DAG of Nodes;
+// every Node carries its evaluated integer type (as the source language
+// computes it: C++ usual arithmetic conversions, Triton promotion) and the
+// source range it was written at.
+//
+// Frontends only lower: they never decide whether something is a bug.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KVLINT_IR_H
+#define KVLINT_IR_H
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace kvlint {
+
+enum class Language : uint8_t { Cpp, Cuda, Hip, Triton };
+const char *languageName(Language L);
+
+/// A position in a source file. Offset is the byte offset into the file and is
+/// what fix-its use; Line/Col (1-based) are what diagnostics print.
+struct SrcLoc {
+  std::string File;
+  unsigned Line = 0, Col = 0, Offset = 0;
+  bool valid() const { return Line != 0; }
+};
+
+/// A half-open character range [Begin, End) in one file. InMacro is set when
+/// the text is produced by a macro expansion, so no fix-it may edit it.
+struct SrcRange {
+  SrcLoc Begin, End;
+  bool InMacro = false;
+  bool valid() const { return Begin.valid(); }
+};
+
+/// The evaluated type of an integer or pointer value.
+struct IntTy {
+  uint8_t Bits = 0; ///< 0: unknown (dependent or unresolved)
+  bool Signed = true;
+  bool Pointer = false; ///< a pointer / Triton pointer tensor
+  bool Bool = false;    ///< result of a comparison or logical operator
+
+  static IntTy unknown() { return {}; }
+  static IntTy integer(unsigned Bits, bool Signed) {
+    IntTy T;
+    T.Bits = uint8_t(Bits);
+    T.Signed = Signed;
+    return T;
+  }
+  static IntTy pointer() {
+    IntTy T;
+    T.Bits = 64;
+    T.Signed = false;
+    T.Pointer = true;
+    return T;
+  }
+  static IntTy boolean() {
+    IntTy T;
+    T.Bits = 1;
+    T.Signed = false;
+    T.Bool = true;
+    return T;
+  }
+  bool known() const { return Bits != 0; }
+  bool narrow() const { return known() && !Pointer && Bits <= 32; }
+};
+
+enum class Kind : uint8_t {
+  // Leaves: where values come from.
+  Const,     ///< integer literal or folded constant; Value holds it
+  Symbolic,  ///< compile-time constant of unknown value (template/constexpr param)
+  Param,     ///< function parameter, or a member read from one (Name)
+  LaunchIdx, ///< blockIdx.*, tl.program_id
+  ThreadIdx, ///< threadIdx.*, lane ids: bounded by the block size
+  LaunchDim, ///< blockDim.* (bounded), gridDim.* / tl.num_programs (Value=1)
+  Range,     ///< tl.arange(Lo, Hi): Value = Hi, bounded [Lo, Hi)
+  Load,      ///< value read from memory; Ops[0] is the address; ElemTy
+  Call,      ///< result of a call that was not inlined; Name = callee
+  Unknown,   ///< anything the frontend could not describe (globals, floats)
+  Var,       ///< a use of a local variable: Ops[0] is its value, Name its name
+
+  // Integer arithmetic (Ty is the evaluated type of the operation).
+  Add, Sub, Mul, Div, Rem, Shl, Shr, And, Or, Xor, Neg, BitNot, Min, Max,
+  Cast,   ///< Ops[0] converted to Ty; Explicit tells a written cast
+  Select, ///< Ops[0] ? Ops[1] : Ops[2] (also tl.where)
+  Phi,    ///< a value merged at a join (branches, loop back-edges): any of Ops
+
+  // Addresses.
+  PtrAdd, ///< Ops[0] (pointer) + Ops[1] (offset in elements); also p[i], p - i
+
+  // Conditions (Ty is boolean).
+  Lt, Le, Gt, Ge, Eq, Ne, LAnd, LOr, LNot,
+};
+const char *kindName(Kind K);
+bool isComparison(Kind K);
+
+struct Node {
+  Kind K = Kind::Unknown;
+  IntTy Ty;
+  std::vector<const Node *> Ops;
+  int64_t Value = 0;   ///< Const: the value; Range: the upper bound
+  int64_t Value2 = 0;  ///< Range: the lower bound
+  std::string Name;    ///< Param/Var/Call/Load base/launch var ("blockIdx.x")
+  std::string Text;    ///< source text as written (may be shortened); messages
+  SrcRange Range;      ///< where this expression is written
+  bool Explicit = false; ///< Cast: written in the source (not implicit)
+  IntTy ElemTy;        ///< Load: element type of the memory read
+
+  const Node *op(unsigned I) const { return I < Ops.size() ? Ops[I] : nullptr; }
+};
+
+/// A condition known to hold where an access executes. Negated means the
+/// condition is known to be false there (the else branch, code after
+/// `if (c) return;`). Mask guards are Triton masks: they hold per lane.
+struct Guard {
+  const Node *Cond = nullptr;
+  bool Negated = false;
+  enum Origin : uint8_t { If, EarlyExit, Loop, Ternary, Logical, Mask } How = If;
+};
+
+enum class AccessKind : uint8_t {
+  Load,    ///< memory read
+  Store,   ///< memory write
+  Address, ///< pointer formed (p + off) but not dereferenced here
+};
+
+struct Access {
+  AccessKind AK = AccessKind::Load;
+  const Node *Addr = nullptr; ///< a pointer expression (usually PtrAdd)
+  std::vector<Guard> Guards;
+  const Node *Mask = nullptr;  ///< Triton: mask= of tl.load/tl.store
+  const Node *Other = nullptr; ///< Triton: other= of tl.load
+  SrcRange Range;              ///< the whole access expression
+};
+
+/// A lowered function. Owns its nodes.
+struct Function {
+  std::string Name;
+  Language Lang = Language::Cpp;
+  bool IsKernel = false;    ///< __global__ / @triton.jit entry
+  SrcRange Range;           ///< the function's name
+  std::vector<Access> Accesses;
+
+  template <typename... Args> Node *make(Kind K, IntTy Ty, Args &&...Ops) {
+    Nodes.emplace_back();
+    Node *N = &Nodes.back();
+    N->K = K;
+    N->Ty = Ty;
+    (N->Ops.push_back(Ops), ...);
+    return N;
+  }
+
+private:
+  std::deque<Node> Nodes; // stable addresses
+};
+
+/// Looks through Var nodes (a use of a local is its assigned value).
+const Node *stripVars(const Node *N);
+
+/// Prints a node as an S-expression; for tests and debugging.
+std::string dump(const Node *N);
+
+} // namespace kvlint
+
+#endif

@@ -1,0 +1,63 @@
+//===- Report.h - text, JSON and SARIF output -------------------*- C++ -*-===//
+#ifndef KVLINT_REPORT_H
+#define KVLINT_REPORT_H
+
+#include "kvlint/Rule.h"
+
+#include <map>
+#include <memory>
+#include <ostream>
+#include <string>
+
+namespace kvlint {
+
+/// Source text by path, read once; what the reporters quote.
+class SourceCache {
+public:
+  /// Null when the file cannot be read.
+  const std::string *get(const std::string &Path);
+  /// The 1-based line of a file, without its newline ("" if out of range).
+  std::string line(const std::string &Path, unsigned Line);
+  void put(const std::string &Path, std::string Text) {
+    Files[Path] = std::make_unique<std::string>(std::move(Text));
+  }
+
+private:
+  std::map<std::string, std::unique_ptr<std::string>> Files;
+};
+
+/// A problem that is not a finding: a file that could not be read or parsed.
+struct FileNote {
+  std::string File;
+  std::string Message;
+  bool Error = false; ///< nothing in this file could be analysed
+};
+
+struct RunSummary {
+  unsigned FilesAnalysed = 0;
+  unsigned FilesFailed = 0;
+  unsigned Functions = 0;
+};
+
+/// clang style: path:line:col: warning: message [check], the source line, a
+/// caret under the expression, and the fix-it as the line would read.
+void renderText(const std::vector<Finding> &Fs, SourceCache &Src, std::ostream &OS);
+void renderJson(const std::vector<Finding> &Fs, const std::vector<FileNote> &Notes,
+                const RunSummary &S, std::ostream &OS);
+void renderSarif(const std::vector<Finding> &Fs, const std::vector<FileNote> &Notes,
+                 SourceCache &Src, std::ostream &OS);
+
+/// Applies the fix-its of Fs to Text (offsets into Text); overlapping edits
+/// after the first are dropped. Returns the number applied.
+unsigned applyFixes(std::string &Text, const std::vector<const FixIt *> &Fixes);
+
+/// True when a comment suppresses the finding: NOLINT / NOLINT(check) on its
+/// line, NOLINTNEXTLINE(...) on the line above (// or #), or
+/// `kvlint: ignore[KV001]` / `kvlint: ignore` on its line.
+bool isSuppressed(const Finding &F, SourceCache &Src);
+
+std::string jsonEscape(const std::string &S);
+
+} // namespace kvlint
+
+#endif

@@ -1,0 +1,116 @@
+//===- Rule.h - findings, options and the rule registry ---------*- C++ -*-===//
+#ifndef KVLINT_RULE_H
+#define KVLINT_RULE_H
+
+#include "kvlint/IR.h"
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace kvlint {
+
+/// A text edit: replace [Begin.Offset, Begin.Offset + Length) by Text.
+/// Length == 0 is an insertion.
+struct FixIt {
+  SrcLoc Begin;
+  unsigned Length = 0;
+  std::string Text;
+};
+
+struct Note {
+  SrcRange Range;
+  std::string Message;
+};
+
+struct Finding {
+  std::string Code;  ///< stable rule code, "KV001"
+  std::string Check; ///< check name, "kvlint-narrowed-index-overflow"
+  SrcRange Range;    ///< where the caret goes (Begin) and what is underlined
+  std::string Message;
+  std::vector<FixIt> Fixes;
+  std::vector<Note> Notes;
+  std::string Function; ///< enclosing function, for JSON/SARIF
+};
+
+/// Rule options, keyed "<check-name>.<Option>" exactly as clang-tidy's
+/// CheckOptions spells them; the CLI reads the same keys from its config.
+class Options {
+public:
+  void set(const std::string &Key, const std::string &Value) { Map[Key] = Value; }
+  bool has(const std::string &Key) const { return Map.count(Key) != 0; }
+  std::string get(const std::string &Key, const std::string &Default) const;
+  int64_t getInt(const std::string &Key, int64_t Default) const;
+  bool getBool(const std::string &Key, bool Default) const;
+  const std::map<std::string, std::string> &all() const { return Map; }
+
+private:
+  std::map<std::string, std::string> Map;
+};
+
+struct OptionSpec {
+  std::string Name;    ///< without the check prefix: "StridePattern"
+  std::string Default; ///< as text, the way CheckOptions stores it
+  std::string Help;
+};
+
+/// A rule reads lowered functions and reports findings. Rules never see a
+/// frontend's AST: anything they need must be in the IR.
+class Rule {
+public:
+  virtual ~Rule() = default;
+  virtual const char *code() const = 0;  ///< "KV001"
+  virtual const char *check() const = 0; ///< "kvlint-narrowed-index-overflow"
+  virtual const char *summary() const = 0;
+  virtual std::vector<OptionSpec> options() const = 0;
+  /// Reads this rule's options (keys "<check>.<Name>"); called once.
+  virtual void configure(const Options &Opts) = 0;
+  virtual void run(const Function &F, std::vector<Finding> &Out) const = 0;
+
+protected:
+  std::string opt(const Options &O, const char *Name) const;
+  int64_t optInt(const Options &O, const char *Name) const;
+  bool optBool(const Options &O, const char *Name) const;
+};
+
+/// The registry of stable rule codes. Rules register themselves from their
+/// own translation unit (see KVLINT_REGISTER_RULE).
+struct RuleInfo {
+  const char *Code;
+  const char *Check;
+  std::function<std::unique_ptr<Rule>()> Make;
+};
+std::vector<RuleInfo> &ruleRegistry();
+struct RuleRegistrar {
+  RuleRegistrar(const char *Code, const char *Check,
+                std::function<std::unique_ptr<Rule>()> Make);
+};
+#define KVLINT_REGISTER_RULE(Class, Code, Check)                               \
+  static ::kvlint::RuleRegistrar Class##Registrar(                              \
+      Code, Check, [] { return std::make_unique<Class>(); });                  \
+  extern "C" void kvlintForceLink##Class() {}
+
+/// Instantiates every registered rule whose code or check name matches one of
+/// Enabled ("KV001", "kvlint-unguarded-table-load", "all"), configured.
+std::vector<std::unique_ptr<Rule>> makeRules(const std::vector<std::string> &Enabled,
+                                             const Options &Opts);
+
+/// Runs rules over a function and keeps findings whose location is real.
+void runRules(const std::vector<std::unique_ptr<Rule>> &Rules, const Function &F,
+              std::vector<Finding> &Out);
+
+/// Removes duplicates (same code, file, line, column) keeping the first, and
+/// sorts by file, line, column, code.
+void dedupeAndSort(std::vector<Finding> &Findings);
+
+/// The fix-it that widens an index expression to 64 bits before it
+/// multiplies, spelled for the language: static_cast<int64_t>(x) in C++,
+/// x.to(tl.int64) in Triton. Returns false when the text cannot be edited
+/// (it comes from a macro body).
+bool widenFix(Language L, const Node *Index, std::vector<FixIt> &Out);
+
+} // namespace kvlint
+
+#endif

@@ -1,0 +1,265 @@
+//===- Report.cpp - text, JSON and SARIF reporters --------------------------===//
+#include "kvlint/Report.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+namespace kvlint {
+
+const std::string *SourceCache::get(const std::string &Path) {
+  auto It = Files.find(Path);
+  if (It != Files.end())
+    return It->second.get();
+  std::ifstream In(Path, std::ios::binary);
+  if (!In)
+    return Files[Path].get(); // remembers the failure as null
+  std::ostringstream SS;
+  SS << In.rdbuf();
+  auto &Slot = Files[Path];
+  Slot = std::make_unique<std::string>(SS.str());
+  return Slot.get();
+}
+
+std::string SourceCache::line(const std::string &Path, unsigned Line) {
+  const std::string *T = get(Path);
+  if (!T || Line == 0)
+    return "";
+  size_t Pos = 0;
+  for (unsigned L = 1; L < Line; ++L) {
+    Pos = T->find('\n', Pos);
+    if (Pos == std::string::npos)
+      return "";
+    ++Pos;
+  }
+  size_t End = T->find('\n', Pos);
+  std::string S = T->substr(Pos, End == std::string::npos ? std::string::npos : End - Pos);
+  if (!S.empty() && S.back() == '\r')
+    S.pop_back();
+  return S;
+}
+
+std::string jsonEscape(const std::string &S) {
+  std::string O;
+  for (unsigned char C : S) {
+    switch (C) {
+    case '"': O += "\\\""; break;
+    case '\\': O += "\\\\"; break;
+    case '\n': O += "\\n"; break;
+    case '\r': O += "\\r"; break;
+    case '\t': O += "\\t"; break;
+    default:
+      if (C < 0x20) {
+        char B[8];
+        snprintf(B, sizeof B, "\\u%04x", C);
+        O += B;
+      } else {
+        O += char(C);
+      }
+    }
+  }
+  return O;
+}
+
+unsigned applyFixes(std::string &Text, const std::vector<const FixIt *> &Fixes) {
+  std::vector<const FixIt *> Sorted = Fixes;
+  std::stable_sort(Sorted.begin(), Sorted.end(), [](const FixIt *A, const FixIt *B) {
+    return A->Begin.Offset < B->Begin.Offset;
+  });
+  // Drop overlaps: an edit that starts inside the replaced text of an
+  // earlier one. Insertions at the same point are kept in order.
+  std::vector<const FixIt *> Kept;
+  size_t Reach = 0;
+  for (const FixIt *F : Sorted) {
+    if (F->Begin.Offset + F->Length > Text.size())
+      continue;
+    if (!Kept.empty() && F->Begin.Offset < Reach)
+      continue;
+    Kept.push_back(F);
+    Reach = std::max<size_t>(Reach, F->Begin.Offset + F->Length);
+  }
+  for (auto It = Kept.rbegin(); It != Kept.rend(); ++It)
+    Text.replace((*It)->Begin.Offset, (*It)->Length, (*It)->Text);
+  return unsigned(Kept.size());
+}
+
+// The source line with the finding's own fixes applied, for the text output.
+static std::string fixedLine(const Finding &F, SourceCache &Src) {
+  const std::string *T = Src.get(F.Range.Begin.File);
+  if (!T || F.Fixes.empty())
+    return "";
+  unsigned Line = F.Range.Begin.Line;
+  size_t Start = F.Range.Begin.Offset >= F.Range.Begin.Col - 1
+                     ? F.Range.Begin.Offset - (F.Range.Begin.Col - 1)
+                     : 0;
+  size_t End = T->find('\n', Start);
+  if (End == std::string::npos)
+    End = T->size();
+  std::vector<FixIt> Local;
+  for (const FixIt &X : F.Fixes) {
+    if (X.Begin.Line != Line || X.Begin.Offset < Start || X.Begin.Offset + X.Length > End)
+      return ""; // a fix on another line: not shown inline
+    FixIt Y = X;
+    Y.Begin.Offset -= unsigned(Start);
+    Local.push_back(Y);
+  }
+  std::string S = T->substr(Start, End - Start);
+  std::vector<const FixIt *> Ptrs;
+  for (const FixIt &X : Local)
+    Ptrs.push_back(&X);
+  applyFixes(S, Ptrs);
+  return S;
+}
+
+void renderText(const std::vector<Finding> &Fs, SourceCache &Src, std::ostream &OS) {
+  for (const Finding &F : Fs) {
+    const SrcLoc &B = F.Range.Begin;
+    OS << B.File << ":" << B.Line << ":" << B.Col << ": warning: " << F.Message << " ["
+       << F.Check << "]\n";
+    std::string L = Src.line(B.File, B.Line);
+    if (!L.empty()) {
+      char Num[16];
+      snprintf(Num, sizeof Num, "%5u", B.Line);
+      OS << Num << " | " << L << "\n";
+      std::string Caret;
+      for (unsigned I = 0; I + 1 < B.Col && I < L.size(); ++I)
+        Caret += L[I] == '\t' ? '\t' : ' ';
+      Caret += '^';
+      const SrcLoc &E = F.Range.End;
+      if (E.Line == B.Line && E.Col > B.Col + 1)
+        Caret += std::string(E.Col - B.Col - 1, '~');
+      OS << "      | " << Caret << "\n";
+      std::string Fixed = fixedLine(F, Src);
+      if (!Fixed.empty())
+        OS << "      | fix-it: " << Fixed.substr(Fixed.find_first_not_of(" \t")) << "\n";
+    }
+    for (const Note &N : F.Notes)
+      OS << N.Range.Begin.File << ":" << N.Range.Begin.Line << ":" << N.Range.Begin.Col
+         << ": note: " << N.Message << "\n";
+  }
+}
+
+static void jsonFinding(const Finding &F, std::ostream &OS) {
+  const SrcLoc &B = F.Range.Begin, &E = F.Range.End;
+  OS << "{\"code\":\"" << F.Code << "\",\"check\":\"" << F.Check << "\",\"file\":\""
+     << jsonEscape(B.File) << "\",\"line\":" << B.Line << ",\"column\":" << B.Col
+     << ",\"end_line\":" << (E.valid() ? E.Line : B.Line)
+     << ",\"end_column\":" << (E.valid() ? E.Col : B.Col) << ",\"message\":\""
+     << jsonEscape(F.Message) << "\",\"function\":\"" << jsonEscape(F.Function)
+     << "\",\"fixes\":[";
+  for (size_t I = 0; I < F.Fixes.size(); ++I) {
+    const FixIt &X = F.Fixes[I];
+    OS << (I ? "," : "") << "{\"offset\":" << X.Begin.Offset << ",\"length\":" << X.Length
+       << ",\"line\":" << X.Begin.Line << ",\"column\":" << X.Begin.Col << ",\"text\":\""
+       << jsonEscape(X.Text) << "\"}";
+  }
+  OS << "],\"notes\":[";
+  for (size_t I = 0; I < F.Notes.size(); ++I) {
+    const Note &N = F.Notes[I];
+    OS << (I ? "," : "") << "{\"file\":\"" << jsonEscape(N.Range.Begin.File)
+       << "\",\"line\":" << N.Range.Begin.Line << ",\"column\":" << N.Range.Begin.Col
+       << ",\"message\":\"" << jsonEscape(N.Message) << "\"}";
+  }
+  OS << "]}";
+}
+
+void renderJson(const std::vector<Finding> &Fs, const std::vector<FileNote> &Notes,
+                const RunSummary &S, std::ostream &OS) {
+  OS << "{\"version\":1,\"findings\":[";
+  for (size_t I = 0; I < Fs.size(); ++I) {
+    OS << (I ? ",\n" : "\n");
+    jsonFinding(Fs[I], OS);
+  }
+  OS << "],\n\"notes\":[";
+  for (size_t I = 0; I < Notes.size(); ++I)
+    OS << (I ? "," : "") << "\n{\"file\":\"" << jsonEscape(Notes[I].File) << "\",\"message\":\""
+       << jsonEscape(Notes[I].Message) << "\",\"error\":" << (Notes[I].Error ? "true" : "false")
+       << "}";
+  OS << "],\n\"summary\":{\"files\":" << S.FilesAnalysed << ",\"failed\":" << S.FilesFailed
+     << ",\"functions\":" << S.Functions << ",\"findings\":" << Fs.size() << "}}\n";
+}
+
+static std::string fnv(const std::string &S) {
+  uint64_t H = 1469598103934665603ull;
+  for (unsigned char C : S) {
+    H ^= C;
+    H *= 1099511628211ull;
+  }
+  char B[20];
+  snprintf(B, sizeof B, "%016llx", (unsigned long long)H);
+  return B;
+}
+
+static std::string trim(const std::string &S) {
+  size_t B = S.find_first_not_of(" \t");
+  size_t E = S.find_last_not_of(" \t");
+  return B == std::string::npos ? "" : S.substr(B, E - B + 1);
+}
+
+static std::string uri(const std::string &Path) {
+  std::string O;
+  for (unsigned char C : Path) {
+    if (std::isalnum(C) || std::string("/-._~").find(char(C)) != std::string::npos)
+      O += char(C);
+    else {
+      char B[4];
+      snprintf(B, sizeof B, "%%%02X", C);
+      O += B;
+    }
+  }
+  return O;
+}
+
+void renderSarif(const std::vector<Finding> &Fs, const std::vector<FileNote> &Notes,
+                 SourceCache &Src, std::ostream &OS) {
+  OS << "{\"$schema\":\"https://json.schemastore.org/sarif-2.1.0.json\",\"version\":\"2.1.0\","
+        "\"runs\":[{\"tool\":{\"driver\":{\"name\":\"kvlint\",\"informationUri\":"
+        "\"https://github.com/kvlint/kvlint\",\"rules\":[";
+  const auto &Reg = ruleRegistry();
+  for (size_t I = 0; I < Reg.size(); ++I) {
+    auto R = Reg[I].Make();
+    OS << (I ? "," : "") << "{\"id\":\"" << R->code() << "\",\"name\":\"" << R->check()
+       << "\",\"shortDescription\":{\"text\":\"" << jsonEscape(R->summary())
+       << "\"},\"helpUri\":\"docs/rules/" << R->code() << ".md\"}";
+  }
+  OS << "]}},\"results\":[";
+  std::map<std::string, unsigned> Occurrence;
+  for (size_t I = 0; I < Fs.size(); ++I) {
+    const Finding &F = Fs[I];
+    const SrcLoc &B = F.Range.Begin, &E = F.Range.End;
+    // Stable across edits elsewhere in the file: the rule, the file, the
+    // function, the trimmed text of the line, and its occurrence index.
+    std::string Key = F.Code + "|" + B.File + "|" + F.Function + "|" + trim(Src.line(B.File, B.Line));
+    std::string FP = fnv(Key + "|" + std::to_string(Occurrence[Key]++));
+    OS << (I ? "," : "") << "\n{\"ruleId\":\"" << F.Code << "\",\"level\":\"warning\","
+       << "\"message\":{\"text\":\"" << jsonEscape(F.Message) << "\"},\"locations\":[{"
+       << "\"physicalLocation\":{\"artifactLocation\":{\"uri\":\"" << jsonEscape(uri(B.File))
+       << "\"},\"region\":{\"startLine\":" << B.Line << ",\"startColumn\":" << B.Col
+       << ",\"endLine\":" << (E.valid() ? E.Line : B.Line)
+       << ",\"endColumn\":" << (E.valid() ? E.Col : B.Col) << "}}}],"
+       << "\"partialFingerprints\":{\"kvlintFingerprint/v1\":\"" << FP << "\"}";
+    if (!F.Fixes.empty()) {
+      OS << ",\"fixes\":[{\"description\":{\"text\":\"widen or guard as the rule says\"},"
+            "\"artifactChanges\":[{\"artifactLocation\":{\"uri\":\""
+         << jsonEscape(uri(B.File)) << "\"},\"replacements\":[";
+      for (size_t J = 0; J < F.Fixes.size(); ++J) {
+        const FixIt &X = F.Fixes[J];
+        OS << (J ? "," : "") << "{\"deletedRegion\":{\"charOffset\":" << X.Begin.Offset
+           << ",\"charLength\":" << X.Length << "},\"insertedContent\":{\"text\":\""
+           << jsonEscape(X.Text) << "\"}}";
+      }
+      OS << "]}]}]";
+    }
+    OS << "}";
+  }
+  OS << "],\"invocations\":[{\"executionSuccessful\":true,\"toolExecutionNotifications\":[";
+  for (size_t I = 0; I < Notes.size(); ++I)
+    OS << (I ? "," : "") << "{\"level\":\"" << (Notes[I].Error ? "error" : "note")
+       << "\",\"message\":{\"text\":\"" << jsonEscape(Notes[I].Message)
+       << "\"},\"locations\":[{\"physicalLocation\":{\"artifactLocation\":{\"uri\":\""
+       << jsonEscape(uri(Notes[I].File)) << "\"}}}]}";
+  OS << "]}]}]}\n";
+}
+
+} // namespace kvlint

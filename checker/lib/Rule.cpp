@@ -1,0 +1,168 @@
+//===- Rule.cpp - options, registry, fix-it spelling ----------------------===//
+#include "kvlint/Rule.h"
+
+#include <algorithm>
+#include <cctype>
+#include <tuple>
+
+namespace kvlint {
+
+std::string Options::get(const std::string &Key, const std::string &Default) const {
+  auto It = Map.find(Key);
+  return It == Map.end() ? Default : It->second;
+}
+
+int64_t Options::getInt(const std::string &Key, int64_t Default) const {
+  auto It = Map.find(Key);
+  if (It == Map.end())
+    return Default;
+  try {
+    size_t Used = 0;
+    int64_t V = std::stoll(It->second, &Used, 0);
+    return Used == It->second.size() ? V : Default;
+  } catch (...) {
+    return Default;
+  }
+}
+
+bool Options::getBool(const std::string &Key, bool Default) const {
+  auto It = Map.find(Key);
+  if (It == Map.end())
+    return Default;
+  std::string V = It->second;
+  std::transform(V.begin(), V.end(), V.begin(), [](unsigned char C) { return std::tolower(C); });
+  if (V == "true" || V == "1" || V == "yes" || V == "on")
+    return true;
+  if (V == "false" || V == "0" || V == "no" || V == "off")
+    return false;
+  return Default;
+}
+
+static const OptionSpec *findSpec(const std::vector<OptionSpec> &Specs, const char *Name) {
+  for (const OptionSpec &S : Specs)
+    if (S.Name == Name)
+      return &S;
+  return nullptr;
+}
+
+std::string Rule::opt(const Options &O, const char *Name) const {
+  auto Specs = options();
+  const OptionSpec *S = findSpec(Specs, Name);
+  return O.get(std::string(check()) + "." + Name, S ? S->Default : "");
+}
+
+int64_t Rule::optInt(const Options &O, const char *Name) const {
+  auto Specs = options();
+  const OptionSpec *S = findSpec(Specs, Name);
+  Options D;
+  D.set("d", S ? S->Default : "0");
+  return O.getInt(std::string(check()) + "." + Name, D.getInt("d", 0));
+}
+
+bool Rule::optBool(const Options &O, const char *Name) const {
+  auto Specs = options();
+  const OptionSpec *S = findSpec(Specs, Name);
+  Options D;
+  D.set("d", S ? S->Default : "false");
+  return O.getBool(std::string(check()) + "." + Name, D.getBool("d", false));
+}
+
+std::vector<RuleInfo> &ruleRegistry() {
+  static std::vector<RuleInfo> R;
+  return R;
+}
+
+RuleRegistrar::RuleRegistrar(const char *Code, const char *Check,
+                             std::function<std::unique_ptr<Rule>()> Make) {
+  ruleRegistry().push_back({Code, Check, std::move(Make)});
+  std::sort(ruleRegistry().begin(), ruleRegistry().end(),
+            [](const RuleInfo &A, const RuleInfo &B) { return std::string(A.Code) < B.Code; });
+}
+
+static bool globMatch(const std::string &Pat, const std::string &S) {
+  // '*' only, as clang-tidy's -checks globs.
+  size_t P = 0, I = 0, Star = std::string::npos, Mark = 0;
+  while (I < S.size()) {
+    if (P < Pat.size() && (Pat[P] == S[I])) { ++P; ++I; }
+    else if (P < Pat.size() && Pat[P] == '*') { Star = P++; Mark = I; }
+    else if (Star != std::string::npos) { P = Star + 1; I = ++Mark; }
+    else return false;
+  }
+  while (P < Pat.size() && Pat[P] == '*') ++P;
+  return P == Pat.size();
+}
+
+std::vector<std::unique_ptr<Rule>> makeRules(const std::vector<std::string> &Enabled,
+                                             const Options &Opts) {
+  std::vector<std::unique_ptr<Rule>> Out;
+  for (const RuleInfo &I : ruleRegistry()) {
+    bool On = false;
+    for (const std::string &E : Enabled) {
+      bool Neg = !E.empty() && E[0] == '-';
+      std::string P = Neg ? E.substr(1) : E;
+      if (P == "all" || globMatch(P, I.Code) || globMatch(P, I.Check))
+        On = !Neg;
+    }
+    if (!On)
+      continue;
+    auto R = I.Make();
+    R->configure(Opts);
+    Out.push_back(std::move(R));
+  }
+  return Out;
+}
+
+void runRules(const std::vector<std::unique_ptr<Rule>> &Rules, const Function &F,
+              std::vector<Finding> &Out) {
+  for (const auto &R : Rules) {
+    size_t Before = Out.size();
+    R->run(F, Out);
+    for (size_t I = Before; I < Out.size(); ++I)
+      if (Out[I].Function.empty())
+        Out[I].Function = F.Name;
+  }
+  Out.erase(std::remove_if(Out.begin(), Out.end(),
+                           [](const Finding &X) { return !X.Range.Begin.valid(); }),
+            Out.end());
+}
+
+void dedupeAndSort(std::vector<Finding> &Fs) {
+  auto Key = [](const Finding &F) {
+    return std::make_tuple(F.Range.Begin.File, F.Range.Begin.Line, F.Range.Begin.Col, F.Code);
+  };
+  std::stable_sort(Fs.begin(), Fs.end(),
+                   [&](const Finding &A, const Finding &B) { return Key(A) < Key(B); });
+  Fs.erase(std::unique(Fs.begin(), Fs.end(),
+                       [&](const Finding &A, const Finding &B) { return Key(A) == Key(B); }),
+           Fs.end());
+}
+
+bool widenFix(Language L, const Node *Index, std::vector<FixIt> &Out) {
+  if (!Index || !Index->Range.valid() || Index->Range.InMacro ||
+      Index->Range.End.Offset <= Index->Range.Begin.Offset)
+    return false;
+  FixIt Open, Close;
+  Open.Begin = Index->Range.Begin;
+  Close.Begin = Index->Range.End;
+  if (L == Language::Triton) {
+    bool Postfix = Index->K == Kind::Var || Index->K == Kind::Param ||
+                   Index->K == Kind::Load || Index->K == Kind::Call ||
+                   Index->K == Kind::LaunchIdx || Index->K == Kind::Symbolic ||
+                   (Index->K == Kind::Cast && Index->Explicit);
+    if (Postfix) {
+      Close.Text = ".to(tl.int64)";
+      Out.push_back(Close);
+      return true;
+    }
+    Open.Text = "(";
+    Close.Text = ").to(tl.int64)";
+  } else {
+    Open.Text = "static_cast<int64_t>(";
+    Close.Text = ")";
+  }
+  Out.push_back(Open);
+  Out.push_back(Close);
+  return true;
+}
+
+} // namespace kvlint

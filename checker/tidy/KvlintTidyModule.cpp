@@ -1,0 +1,113 @@
+//===- KvlintTidyModule.cpp - kvlint's rules as clang-tidy checks -----------===//
+//
+// Each registered rule becomes a clang-tidy check of the same name. The check
+// lowers the translation unit with the same Clang frontend the CLI uses and
+// runs the same rule object: nothing here re-implements a rule.
+//
+//   clang-tidy-19 --load=build/lib/libkvlint-tidy.so -checks='-*,kvlint-*' f.cu -- ...
+//
+//===----------------------------------------------------------------------===//
+#include "kvlint/ClangFrontend.h"
+#include "kvlint/Rule.h"
+
+#include "clang-tidy/ClangTidyCheck.h"
+#include "clang-tidy/ClangTidyModule.h"
+#include "clang-tidy/ClangTidyModuleRegistry.h"
+#include "clang/AST/ASTContext.h"
+#include "clang/ASTMatchers/ASTMatchFinder.h"
+#include "clang/Basic/SourceManager.h"
+
+using namespace clang;
+using namespace clang::tidy;
+
+namespace kvlint {
+namespace {
+
+class RuleCheck : public ClangTidyCheck {
+public:
+  RuleCheck(StringRef Name, ClangTidyContext *Context, const RuleInfo &Info)
+      : ClangTidyCheck(Name, Context), Impl(Info.Make()) {
+    // Options are read and stored symmetrically under the rule's own names.
+    for (const OptionSpec &O : Impl->options())
+      Opts.set(std::string(Impl->check()) + "." + O.Name,
+               Options.get(O.Name, O.Default).str());
+    Impl->configure(Opts);
+  }
+
+  void storeOptions(ClangTidyOptions::OptionMap &Map) override {
+    for (const OptionSpec &O : Impl->options())
+      Options.store(Map, O.Name, Opts.get(std::string(Impl->check()) + "." + O.Name, O.Default));
+  }
+
+  void registerMatchers(ast_matchers::MatchFinder *Finder) override {
+    Finder->addMatcher(ast_matchers::translationUnitDecl().bind("tu"), this);
+  }
+
+  void check(const ast_matchers::MatchFinder::MatchResult &Result) override {
+    ASTContext &Ctx = *Result.Context;
+    const LangOptions &LO = Ctx.getLangOpts();
+    Language L = LO.HIP ? Language::Hip : LO.CUDA ? Language::Cuda : Language::Cpp;
+    std::vector<std::unique_ptr<Function>> Fns;
+    lowerASTContext(Ctx, L, /*MainFileOnly=*/false, Fns);
+    std::vector<Finding> Out;
+    std::vector<std::unique_ptr<Rule>> One;
+    for (const auto &F : Fns)
+      Impl->run(*F, Out);
+    dedupeAndSort(Out);
+    SourceManager &SM = Ctx.getSourceManager();
+    for (const Finding &Fd : Out) {
+      SourceLocation Loc = locate(SM, Fd.Range.Begin);
+      if (Loc.isInvalid())
+        continue;
+      auto D = diag(Loc, "%0") << Fd.Message;
+      for (const FixIt &X : Fd.Fixes) {
+        SourceLocation At = locate(SM, X.Begin);
+        if (At.isInvalid())
+          continue;
+        if (X.Length == 0)
+          D << FixItHint::CreateInsertion(At, X.Text);
+        else
+          D << FixItHint::CreateReplacement(
+              CharSourceRange::getCharRange(At, At.getLocWithOffset(X.Length)), X.Text);
+      }
+      for (const Note &N : Fd.Notes) {
+        SourceLocation NL = locate(SM, N.Range.Begin);
+        if (NL.isValid())
+          diag(NL, "%0", DiagnosticIDs::Note) << N.Message;
+      }
+    }
+  }
+
+private:
+  static SourceLocation locate(SourceManager &SM, const SrcLoc &L) {
+    auto FE = SM.getFileManager().getOptionalFileRef(L.File);
+    if (!FE)
+      return {};
+    FileID FID = SM.translateFile(*FE);
+    if (FID.isInvalid())
+      return {};
+    return SM.getLocForStartOfFile(FID).getLocWithOffset(L.Offset);
+  }
+
+  std::unique_ptr<Rule> Impl;
+  kvlint::Options Opts;
+};
+
+class KvlintModule : public ClangTidyModule {
+public:
+  void addCheckFactories(ClangTidyCheckFactories &Factories) override {
+    for (const RuleInfo &I : ruleRegistry()) {
+      RuleInfo Copy = I;
+      Factories.registerCheckFactory(
+          I.Check, [Copy](StringRef Name, ClangTidyContext *Context) {
+            return std::make_unique<RuleCheck>(Name, Context, Copy);
+          });
+    }
+  }
+};
+
+} // namespace
+} // namespace kvlint
+
+static clang::tidy::ClangTidyModuleRegistry::Add<kvlint::KvlintModule>
+    KvlintModuleReg("kvlint-module", "kvlint: paged KV-cache index checks (KV001, KV002).");

@@ -1,0 +1,261 @@
+//===- NarrowedIndexOverflow.cpp - KV001 ------------------------------------===//
+//
+// Walks every address's offset tree (through +, -, casts, variables, helper
+// calls, selects) looking for a multiply or left shift evaluated in at most
+// 32 bits where one factor is an unbounded index and the other a stride.
+//
+//===----------------------------------------------------------------------===//
+#include "NarrowedIndexOverflow.h"
+
+#include <cctype>
+
+namespace kvlint {
+
+std::vector<OptionSpec> NarrowedIndexOverflow::options() const {
+  return {
+      {"StridePattern",
+       "stride|size|dim|width|bytes|pitch|elems|numel|count|^num|^n_|len$|heads|hidden|^ld",
+       "ECMAScript regex (case-insensitive) of parameter and member names that are strides or "
+       "sizes, never indices; ALL_CAPS names are constants and count as strides too"},
+      {"IndexParameters", "true",
+       "treat 32-bit parameters whose names are not strides as unbounded indices"},
+      {"LaunchIndexTier", "false",
+       "also report launch-index products (blockIdx.x * stride, tl.program_id(0) * stride)"},
+      {"MinConstantStride", "2", "a constant factor below this is not a stride"},
+      {"SafeHelpers", "",
+       "regex of helper functions whose results are trusted offsets and whose bodies are not "
+       "reported (e.g. ^page_offset$)"},
+  };
+}
+
+void NarrowedIndexOverflow::configure(const Options &O) {
+  auto Re = [](const std::string &P) {
+    try {
+      return std::regex(P, std::regex::ECMAScript | std::regex::icase);
+    } catch (const std::regex_error &) {
+      return std::regex("$^");
+    }
+  };
+  StrideRe = Re(opt(O, "StridePattern"));
+  std::string Safe = opt(O, "SafeHelpers");
+  HasSafe = !Safe.empty();
+  SafeRe = Re(HasSafe ? Safe : "$^");
+  IndexParams = optBool(O, "IndexParameters");
+  LaunchTier = optBool(O, "LaunchIndexTier");
+  MinConstantStride = optInt(O, "MinConstantStride");
+}
+
+bool NarrowedIndexOverflow::strideName(const std::string &Name) const {
+  if (Name.empty())
+    return false;
+  bool Caps = true, Letter = false;
+  for (char C : Name) {
+    if (std::islower(static_cast<unsigned char>(C)))
+      Caps = false;
+    Letter |= std::isalpha(static_cast<unsigned char>(C)) != 0;
+  }
+  if (Caps && Letter)
+    return true;
+  // kPageStride style constants.
+  if (Name.size() > 1 && Name[0] == 'k' && std::isupper(static_cast<unsigned char>(Name[1])))
+    return true;
+  return std::regex_search(Name, StrideRe);
+}
+
+bool NarrowedIndexOverflow::isIndex(const Fact &F) const {
+  if (F.M == Mag::Launch)
+    return LaunchTier;
+  if (F.M != Mag::Unbounded)
+    return false;
+  switch (F.O) {
+  case Origin::Loaded:
+  case Origin::Narrowed:
+    return true;
+  case Origin::Param:
+    return IndexParams && !strideName(F.Name);
+  default:
+    return false;
+  }
+}
+
+bool NarrowedIndexOverflow::isStride(const Fact &F) const {
+  if (F.I && F.I->Lo == F.I->Hi)
+    return (F.I->Lo < 0 ? -F.I->Lo : F.I->Lo) >= MinConstantStride;
+  if (F.M == Mag::Small && F.O == Origin::None)
+    return false; // threadIdx, tl.arange, x % C: bounded, not a stride
+  return true;
+}
+
+static bool fits(const Fact &A, const Fact &B, const IntTy &T) {
+  if (!A.I || !B.I || !T.known())
+    return false;
+  __int128 C[4] = {__int128(A.I->Lo) * B.I->Lo, __int128(A.I->Lo) * B.I->Hi,
+                   __int128(A.I->Hi) * B.I->Lo, __int128(A.I->Hi) * B.I->Hi};
+  __int128 Lo = C[0], Hi = C[0];
+  for (__int128 X : C) {
+    Lo = X < Lo ? X : Lo;
+    Hi = X > Hi ? X : Hi;
+  }
+  __int128 Max = T.Signed ? (__int128(1) << (T.Bits - 1)) - 1 : (__int128(1) << T.Bits) - 1;
+  __int128 Min = T.Signed ? -(__int128(1) << (T.Bits - 1)) : 0;
+  return Lo >= Min && Hi <= Max;
+}
+
+static std::string quote(const Node *N) {
+  std::string T = N->Text.empty() ? N->Name : N->Text;
+  return "'" + T + "'";
+}
+
+struct NarrowedIndexOverflow::Walk {
+  const NarrowedIndexOverflow &R;
+  const Function &F;
+  std::vector<Finding> &Out;
+  Magnitudes M;
+  std::set<std::pair<const Node *, bool>> Seen;
+  std::set<const Node *> SeenAddr;
+
+  bool safeCall(const Node *N) const {
+    return N->K == Kind::Call && R.HasSafe && std::regex_search(N->Name, R.SafeRe);
+  }
+
+  void addr(const Node *N) {
+    if (!N || !SeenAddr.insert(N).second)
+      return;
+    switch (N->K) {
+    case Kind::PtrAdd:
+      addr(N->op(0));
+      offset(N->op(1), false);
+      return;
+    case Kind::Call:
+      if (safeCall(N))
+        return;
+      [[fallthrough]];
+    case Kind::Var:
+    case Kind::Cast:
+      addr(N->op(0));
+      return;
+    case Kind::Select:
+      addr(N->op(1));
+      addr(N->op(2));
+      return;
+    case Kind::Phi:
+      for (const Node *O : N->Ops)
+        addr(O);
+      return;
+    default:
+      return;
+    }
+  }
+
+  // Suppressed: inside the factor of a product already reported, until the
+  // walk crosses into another statement (a variable's definition).
+  void offset(const Node *N, bool Suppressed) {
+    if (!N || !Seen.insert({N, Suppressed}).second)
+      return;
+    switch (N->K) {
+    case Kind::Var:
+      offset(N->op(0), false);
+      return;
+    case Kind::Call:
+      if (!safeCall(N))
+        offset(N->op(0), Suppressed);
+      return;
+    case Kind::Add:
+    case Kind::Sub:
+    case Kind::Neg:
+    case Kind::Cast:
+    case Kind::Min:
+    case Kind::Max:
+    case Kind::Phi:
+      for (const Node *O : N->Ops)
+        offset(O, Suppressed);
+      return;
+    case Kind::Select:
+      offset(N->op(1), Suppressed);
+      offset(N->op(2), Suppressed);
+      return;
+    case Kind::Mul:
+    case Kind::Shl: {
+      const Node *Index = nullptr, *Stride = nullptr;
+      if (!Suppressed && qualifies(N, Index, Stride)) {
+        report(N, Index, Stride);
+        offset(Index, true);
+        offset(Stride, true);
+        return;
+      }
+      for (const Node *O : N->Ops)
+        offset(O, Suppressed);
+      return;
+    }
+    default:
+      return; // loads, divisions, remainders, masks: the walk stops
+    }
+  }
+
+  bool qualifies(const Node *N, const Node *&Index, const Node *&Stride) {
+    if (!N->Ty.narrow() || isRoundDown(N))
+      return false;
+    const Node *A = N->op(0), *B = N->op(1);
+    if (!A || !B)
+      return false;
+    const Fact &FA = M.of(A);
+    Fact FB = M.of(B);
+    if (N->K == Kind::Shl) { // x << c is x * 2^c
+      if (FB.I && FB.I->Lo == FB.I->Hi) {
+        if (FB.I->Lo < 0 || FB.I->Lo > 62)
+          return false;
+        int64_t P = int64_t(1) << FB.I->Lo;
+        FB.I = Interval{P, P};
+      } else {
+        FB.I.reset();
+      }
+    }
+    if (fits(FA, FB, N->Ty))
+      return false;
+    if (R.isIndex(FA) && R.isStride(FB)) {
+      Index = A, Stride = B;
+      return true;
+    }
+    if (N->K == Kind::Mul && R.isIndex(FB) && R.isStride(FA)) {
+      Index = B, Stride = A;
+      return true;
+    }
+    return false;
+  }
+
+  void report(const Node *N, const Node *Index, const Node *Stride) {
+    const Fact &FI = M.of(Index);
+    Finding Fd;
+    Fd.Code = R.code();
+    Fd.Check = R.check();
+    Fd.Range = N->Range;
+    std::string Origin = originName(FI.O);
+    if (FI.O == kvlint::Origin::Param)
+      Origin = "a 32-bit parameter";
+    std::string Bits = N->Ty.Signed ? "2^31" : "2^32";
+    const Node *Leaf = leftmostFactor(Index);
+    std::string What = quote(Index);
+    if (Leaf != Index)
+      What += " (from " + quote(Leaf) + ")";
+    Fd.Message = "index " + What + " (" + Origin + ") is multiplied by " + quote(Stride) +
+                 " in " + std::to_string(N->Ty.Bits) + "-bit " +
+                 (N->Ty.Signed ? "signed" : "unsigned") +
+                 " arithmetic and used as a memory offset; the product wraps past " + Bits +
+                 "; widen the index to 64 bits before it multiplies";
+    if (!widenFix(F.Lang, Leaf, Fd.Fixes))
+      Fd.Notes.push_back({Leaf->Range, "the index is spelled inside a macro; widen it there"});
+    Out.push_back(std::move(Fd));
+  }
+};
+
+void NarrowedIndexOverflow::run(const Function &F, std::vector<Finding> &Out) const {
+  if (HasSafe && std::regex_search(F.Name, SafeRe))
+    return;
+  Walk W{*this, F, Out, {}, {}, {}};
+  for (const Access &A : F.Accesses)
+    W.addr(A.Addr);
+}
+
+KVLINT_REGISTER_RULE(NarrowedIndexOverflow, "KV001", "kvlint-narrowed-index-overflow")
+
+} // namespace kvlint
