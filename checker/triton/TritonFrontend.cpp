@@ -42,6 +42,7 @@ constexpr unsigned MaxStmtDepth = 100;   // nested blocks lowered
 constexpr unsigned MaxInlineDepth = 4;   // helper calls inlined
 constexpr unsigned MaxDryLoopDepth = 3;  // loops lowered twice (loop-carried Phis)
 constexpr size_t MaxNodesPerFunction = 400000;
+constexpr unsigned MaxRecoveryRounds = 32; // lines blanked after syntax errors
 
 bool is(TSNode N, const char *T) { return !ts_node_is_null(N) && !strcmp(ts_node_type(N), T); }
 
@@ -1137,6 +1138,7 @@ private:
     std::vector<TSNode> PosN;
     std::map<std::string, Val> Kw;
     std::map<std::string, TSNode> KwN;
+    bool Broken = false; // the argument list has syntax errors: positions lie
     const Val *get(size_t I, const char *Name) const {
       auto It = Kw.find(Name);
       if (It != Kw.end()) return &It->second;
@@ -1152,7 +1154,10 @@ private:
   Args lowerArgs(TSNode ArgList) {
     Args A;
     for (TSNode K : kids(ArgList)) {
-      if (is(K, "keyword_argument")) {
+      if (is(K, "ERROR")) {
+        A.Broken = true;
+        expr(K);
+      } else if (is(K, "keyword_argument")) {
         std::string N = M.text(field(K, "name"));
         A.Kw[N] = expr(field(K, "value"));
         A.KwN[N] = field(K, "value");
@@ -1234,7 +1239,7 @@ private:
     if (Q == "min" || Q == "max") B = Q == "min" ? "minimum" : "maximum";
     if (Q == "int") B = "__int";
     Args A = lowerArgs(ArgList);
-    if (B.empty()) return opaqueCall(Q.empty() ? M.text(Fn) : Q, A, E);
+    if (B.empty() || A.Broken) return opaqueCall(Q.empty() ? M.text(Fn) : Q, A, E);
 
     if (B == "program_id") {
       Node *N = mk(Kind::LaunchIdx, i32(), E);
@@ -1586,7 +1591,42 @@ LoweredFile lowerTritonSource(const std::string &Path, const std::string &Source
     Out.Failed = true;
     return Out;
   }
-  TSTree *T = ts_parser_parse_string(P, nullptr, Source.data(), (uint32_t)Source.size());
+  // Syntax errors: tree-sitter's recovery lets one unclosed bracket swallow
+  // the rest of the file. Blank the first line in error (same length, so
+  // every position stays exact) and reparse, a bounded number of times.
+  std::string Work = Source;
+  std::vector<unsigned> Skipped;
+  bool HadErrors = false;
+  TSTree *T = ts_parser_parse_string(P, nullptr, Work.data(), (uint32_t)Work.size());
+  for (unsigned Round = 0; T && Round < MaxRecoveryRounds; ++Round) {
+    TSNode Root = ts_tree_root_node(T);
+    if (!ts_node_has_error(Root)) break;
+    HadErrors = true;
+    TSNode Err{};
+    walk(Root, [&](TSNode N) {
+      if (ts_node_is_null(Err) && (ts_node_is_error(N) || ts_node_is_missing(N))) Err = N;
+    });
+    if (ts_node_is_null(Err)) break;
+    size_t B = ts_node_start_byte(Err);
+    if (ts_node_is_missing(Err) && B > 0) --B; // a missing token sits after the line
+    size_t LB = Work.rfind('\n', B == 0 ? 0 : B - 1);
+    LB = (LB == std::string::npos || B == 0) ? 0 : LB + 1;
+    if (B > 0 && Work[B - 1] == '\n') LB = B; // error at a line start
+    size_t LE = Work.find('\n', LB);
+    if (LE == std::string::npos) LE = Work.size();
+    size_t First = Work.find_first_not_of(" \t\r", LB);
+    if (First == std::string::npos || First >= LE) break;
+    std::string Head = Work.substr(First, std::min<size_t>(LE - First, 10));
+    // Never blank a definition: losing it loses the whole function.
+    if (Head[0] == '@' || Head.rfind("def ", 0) == 0 || Head.rfind("async ", 0) == 0 ||
+        Head.rfind("class ", 0) == 0)
+      break;
+    for (size_t I = First; I < LE; ++I)
+      if (Work[I] != '\r') Work[I] = ' ';
+    Skipped.push_back((unsigned)std::count(Work.begin(), Work.begin() + LB, '\n') + 1);
+    ts_tree_delete(T);
+    T = ts_parser_parse_string(P, nullptr, Work.data(), (uint32_t)Work.size());
+  }
   if (!T) {
     ts_parser_delete(P);
     Out.Notes.push_back("could not parse");
@@ -1594,17 +1634,20 @@ LoweredFile lowerTritonSource(const std::string &Path, const std::string &Source
     return Out;
   }
   TSNode Root = ts_tree_root_node(T);
-  if (ts_node_has_error(Root)) {
-    unsigned Line = 0;
-    walk(Root, [&](TSNode N) {
-      if (!Line && (ts_node_is_error(N) || ts_node_is_missing(N)))
-        Line = ts_node_start_point(N).row + 1;
-    });
-    Out.Notes.push_back("syntax errors; analysed what could be parsed (first at line " +
-                        std::to_string(Line) + ")");
+  if (HadErrors) {
+    std::string Note = "syntax errors; analysed what could be parsed";
+    if (!Skipped.empty()) {
+      std::sort(Skipped.begin(), Skipped.end());
+      Note += " (skipped line";
+      Note += Skipped.size() > 1 ? "s " : " ";
+      for (size_t I = 0; I < Skipped.size(); ++I)
+        Note += (I ? ", " : "") + std::to_string(Skipped[I]);
+      Note += ")";
+    }
+    Out.Notes.push_back(Note);
   }
 
-  Module M(Path, Source, Opts);
+  Module M(Path, Work, Opts);
   int64_t Bits = Opts.getInt("triton.UnknownLoadBits", 32);
   M.LoadBits = (Bits == 8 || Bits == 16 || Bits == 32 || Bits == 64) ? unsigned(Bits) : 32;
   // Names most Triton code uses without importing them from triton directly.

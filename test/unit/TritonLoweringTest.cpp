@@ -1,0 +1,462 @@
+//===- TritonLoweringTest.cpp - Triton frontend: type rules and lowering --===//
+#ifdef KVLINT_HAVE_TRITON
+
+#include "kvlint/Frontend.h"
+
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <set>
+
+using namespace kvlint;
+
+namespace {
+
+const char *Prelude = "import triton\nimport triton.language as tl\n\n";
+
+LoweredFile lower(const std::string &Body, const Options &O = Options()) {
+  return lowerTritonSource("t.py", Prelude + Body, O);
+}
+
+/// Every node reachable from N (through Vars and all operands).
+void collect(const Node *N, std::vector<const Node *> &Out, std::set<const Node *> &Seen) {
+  if (!N || !Seen.insert(N).second) return;
+  Out.push_back(N);
+  for (const Node *O : N->Ops) collect(O, Out, Seen);
+}
+
+std::vector<const Node *> all(const Node *N) {
+  std::vector<const Node *> Out;
+  std::set<const Node *> Seen;
+  collect(N, Out, Seen);
+  return Out;
+}
+
+const Node *find(const Node *Root, std::function<bool(const Node *)> P) {
+  for (const Node *N : all(Root))
+    if (P(N)) return N;
+  return nullptr;
+}
+const Node *findKind(const Node *Root, Kind K) {
+  return find(Root, [&](const Node *N) { return N->K == K; });
+}
+const Node *findNamed(const Node *Root, Kind K, const std::string &Name) {
+  return find(Root, [&](const Node *N) { return N->K == K && N->Name == Name; });
+}
+
+bool isTy(const IntTy &T, unsigned Bits, bool Signed) {
+  return !T.Pointer && !T.Bool && T.Bits == Bits && T.Signed == Signed;
+}
+
+/// The single function of a lowered file (asserted).
+const Function &only(const LoweredFile &LF) {
+  EXPECT_EQ(LF.Functions.size(), 1u);
+  static Function Empty;
+  return LF.Functions.empty() ? Empty : *LF.Functions[0];
+}
+
+/// The address of the last access.
+const Node *lastAddr(const LoweredFile &LF) {
+  const Function &F = only(LF);
+  EXPECT_FALSE(F.Accesses.empty());
+  return F.Accesses.empty() ? nullptr : F.Accesses.back().Addr;
+}
+
+} // namespace
+
+TEST(TritonLowering, ProgramIdAndArangeAreInt32) {
+  auto LF = lower("@triton.jit\ndef k(x_ptr, B: tl.constexpr):\n"
+                  "    pid = tl.program_id(axis=1)\n"
+                  "    offs = tl.arange(0, 128)\n"
+                  "    tl.store(x_ptr + pid + offs, 0)\n");
+  const Node *A = lastAddr(LF);
+  const Node *Pid = findKind(A, Kind::LaunchIdx);
+  ASSERT_TRUE(Pid);
+  EXPECT_EQ(Pid->Name, "program_id(1)");
+  EXPECT_TRUE(isTy(Pid->Ty, 32, true));
+  const Node *R = findKind(A, Kind::Range);
+  ASSERT_TRUE(R);
+  EXPECT_EQ(R->Value, 128);
+  EXPECT_EQ(R->Value2, 0);
+  EXPECT_TRUE(isTy(R->Ty, 32, true));
+  EXPECT_EQ(A->K, Kind::PtrAdd);
+  EXPECT_TRUE(A->Ty.Pointer);
+}
+
+TEST(TritonLowering, ParamsIntConstexprAndPointers) {
+  auto LF = lower("@triton.jit\ndef k(out, src_ptr, n, stride, S: tl.constexpr):\n"
+                  "    v = tl.load(src_ptr + n * S)\n"
+                  "    tl.store(out + stride, v)\n");
+  const Function &F = only(LF);
+  ASSERT_EQ(F.Accesses.size(), 2u);
+  const Node *Mul = findKind(F.Accesses[0].Addr, Kind::Mul);
+  ASSERT_TRUE(Mul);
+  EXPECT_TRUE(isTy(Mul->Ty, 32, true)) << "int32 * constexpr stays int32";
+  const Node *N = findNamed(Mul, Kind::Param, "n");
+  ASSERT_TRUE(N);
+  EXPECT_TRUE(isTy(N->Ty, 32, true));
+  const Node *S = findNamed(Mul, Kind::Symbolic, "S");
+  ASSERT_TRUE(S);
+  EXPECT_TRUE(isTy(S->Ty, 32, true));
+  // `out` is not named like a pointer, but it is used as one.
+  const Node *Out = findNamed(F.Accesses[1].Addr, Kind::Param, "out");
+  ASSERT_TRUE(Out);
+  EXPECT_TRUE(Out->Ty.Pointer);
+  EXPECT_TRUE(isTy(findNamed(F.Accesses[1].Addr, Kind::Param, "stride")->Ty, 32, true));
+}
+
+TEST(TritonLowering, PromotionRules) {
+  auto LF = lower("@triton.jit\ndef k(p, a, b, A: tl.constexpr, B: tl.constexpr):\n"
+                  "    w = a.to(tl.int64)\n"
+                  "    u = b.to(tl.uint32)\n"
+                  "    tl.store(p + a * w, 0)\n"   // int32 * int64 -> int64
+                  "    tl.store(p + u * a, 0)\n"   // uint32 * int32 -> uint32
+                  "    tl.store(p + a * (A * B), 0)\n" // constexpr*constexpr exact
+                  "    tl.store(p + a * 7, 0)\n");
+  const Function &F = only(LF);
+  ASSERT_EQ(F.Accesses.size(), 4u);
+  EXPECT_TRUE(isTy(findKind(F.Accesses[0].Addr, Kind::Mul)->Ty, 64, true));
+  EXPECT_TRUE(isTy(findKind(F.Accesses[1].Addr, Kind::Mul)->Ty, 32, false));
+  const Node *Outer = F.Accesses[2].Addr->op(1);
+  ASSERT_EQ(Outer->K, Kind::Mul);
+  EXPECT_TRUE(isTy(Outer->Ty, 32, true)) << "a python int never widens a tensor";
+  const Node *Inner = Outer->op(1);
+  ASSERT_EQ(Inner->K, Kind::Mul);
+  EXPECT_TRUE(isTy(Inner->Ty, 64, true)) << "constexpr*constexpr is exact Python arithmetic";
+  const Node *M7 = F.Accesses[3].Addr->op(1);
+  EXPECT_TRUE(isTy(M7->Ty, 32, true));
+  EXPECT_EQ(M7->op(1)->K, Kind::Const);
+  EXPECT_EQ(M7->op(1)->Value, 7);
+}
+
+TEST(TritonLowering, CastsAreExplicit) {
+  auto LF = lower("@triton.jit\ndef k(p, idx_ptr):\n"
+                  "    a = tl.load(idx_ptr).to(tl.int32)\n"
+                  "    b = tl.cast(a, tl.int64)\n"
+                  "    tl.store(p + b, 0)\n");
+  const Node *A = lastAddr(LF);
+  const Node *C64 = find(A, [](const Node *N) { return N->K == Kind::Cast && N->Ty.Bits == 64; });
+  ASSERT_TRUE(C64);
+  EXPECT_TRUE(C64->Explicit);
+  const Node *C32 = find(A, [](const Node *N) { return N->K == Kind::Cast && N->Ty.Bits == 32; });
+  ASSERT_TRUE(C32);
+  EXPECT_TRUE(C32->Explicit);
+  EXPECT_EQ(C32->op(0)->K, Kind::Load) << "the narrowed load stays a Cast around the Load";
+}
+
+TEST(TritonLowering, LoadElementWidthDefaultAndOption) {
+  std::string Src = "@triton.jit\ndef k(p, t_ptr):\n"
+                    "    v = tl.load(t_ptr + 1)\n"
+                    "    tl.store(p + v * 8, 0)\n";
+  auto LF = lower(Src);
+  const Node *L = findKind(lastAddr(LF), Kind::Load);
+  ASSERT_TRUE(L);
+  EXPECT_TRUE(isTy(L->ElemTy, 32, true));
+  EXPECT_TRUE(isTy(L->Ty, 32, true));
+  EXPECT_EQ(L->Name, "t_ptr");
+  Options O;
+  O.set("triton.UnknownLoadBits", "64");
+  auto LF64 = lower(Src, O);
+  const Node *L64 = findKind(lastAddr(LF64), Kind::Load);
+  ASSERT_TRUE(L64);
+  EXPECT_TRUE(isTy(L64->ElemTy, 64, true));
+  EXPECT_TRUE(isTy(findKind(lastAddr(LF64), Kind::Mul)->Ty, 64, true));
+}
+
+TEST(TritonLowering, PointerTypeCastGivesElementType) {
+  auto LF = lower("@triton.jit\ndef k(p, t):\n"
+                  "    tp = t.to(tl.pointer_type(tl.int64))\n"
+                  "    v = tl.load(tp + 3)\n"
+                  "    tl.store(p + v, 0)\n");
+  const Node *L = findKind(lastAddr(LF), Kind::Load);
+  ASSERT_TRUE(L);
+  EXPECT_TRUE(isTy(L->ElemTy, 64, true));
+}
+
+TEST(TritonLowering, AtomicIsStoreAndLoad) {
+  auto LF = lower("@triton.jit\ndef k(cnt_ptr, out_ptr, n):\n"
+                  "    old = tl.atomic_add(cnt_ptr + 0, 1, mask=n > 0)\n"
+                  "    tl.store(out_ptr + old * n, 1)\n");
+  const Function &F = only(LF);
+  ASSERT_EQ(F.Accesses.size(), 2u);
+  EXPECT_EQ(F.Accesses[0].AK, AccessKind::Store);
+  ASSERT_TRUE(F.Accesses[0].Mask);
+  EXPECT_EQ(F.Accesses[0].Mask->K, Kind::Gt);
+  EXPECT_TRUE(findKind(F.Accesses[1].Addr, Kind::Load));
+}
+
+TEST(TritonLowering, WhereTuplesDivRem) {
+  auto LF = lower("@triton.jit\ndef k(p, x, y, B: tl.constexpr):\n"
+                  "    a, b = x // B, y % B\n"
+                  "    c = tl.where(a < y, a, b)\n"
+                  "    tl.store(p + c, 0)\n");
+  const Node *A = lastAddr(LF);
+  const Node *S = findKind(A, Kind::Select);
+  ASSERT_TRUE(S);
+  EXPECT_EQ(S->op(0)->K, Kind::Lt);
+  EXPECT_TRUE(findKind(A, Kind::Div));
+  EXPECT_TRUE(findKind(A, Kind::Rem));
+  const Node *VarA = findNamed(A, Kind::Var, "a");
+  ASSERT_TRUE(VarA);
+  EXPECT_EQ(VarA->op(0)->K, Kind::Div);
+}
+
+TEST(TritonLowering, BroadcastSubscriptKeepsValue) {
+  auto LF = lower("@triton.jit\ndef k(p, idx_ptr, stride):\n"
+                  "    idx = tl.load(idx_ptr + tl.arange(0, 16))\n"
+                  "    tl.store(p + idx[:, None] * stride + tl.arange(0, 8)[None, :], 0)\n");
+  const Node *Mul = findKind(lastAddr(LF), Kind::Mul);
+  ASSERT_TRUE(Mul);
+  EXPECT_EQ(Mul->op(0)->K, Kind::Var);
+  EXPECT_EQ(Mul->op(0)->Name, "idx");
+  EXPECT_TRUE(isTy(Mul->Ty, 32, true));
+}
+
+TEST(TritonLowering, BlockPointersUseInt64Strides) {
+  auto LF = lower("@triton.jit\ndef k(base_ptr, page_ptr, stride, n):\n"
+                  "    page = tl.load(page_ptr)\n"
+                  "    bp = tl.make_block_ptr(base=base_ptr, shape=(n, 64), strides=(stride, 1),\n"
+                  "                           offsets=(page * 64, 0), block_shape=(16, 64), order=(1, 0))\n"
+                  "    for i in range(4):\n"
+                  "        v = tl.load(bp)\n"
+                  "        bp = tl.advance(bp, (16, 0))\n");
+  const Node *A = lastAddr(LF);
+  // The block offset: (page * 64) * int64(stride).
+  const Node *Wide = find(A, [](const Node *N) {
+    return N->K == Kind::Mul && N->Ty.Bits == 64 && N->op(1)->K == Kind::Cast;
+  });
+  ASSERT_TRUE(Wide);
+  EXPECT_EQ(Wide->op(0)->K, Kind::Mul);
+  EXPECT_TRUE(isTy(Wide->op(0)->Ty, 32, true)) << "page * 64 is computed in int32 first";
+  // tl.advance adds 16 * stride; the loop carries bp through a Phi.
+  EXPECT_TRUE(findKind(A, Kind::Phi));
+  EXPECT_TRUE(find(A, [](const Node *N) {
+    return N->K == Kind::Mul && N->op(0)->K == Kind::Const && N->op(0)->Value == 16;
+  }));
+}
+
+TEST(TritonLowering, LoopCarriedPointer) {
+  auto LF = lower("@triton.jit\ndef k(x_ptr, idx_ptr, stride, n):\n"
+                  "    ptr = x_ptr\n"
+                  "    for i in range(0, n):\n"
+                  "        v = tl.load(ptr)\n"
+                  "        ptr += tl.load(idx_ptr + i) * stride\n");
+  const Function &F = only(LF);
+  ASSERT_EQ(F.Accesses.size(), 2u);
+  const Node *Addr = F.Accesses[0].Addr;
+  ASSERT_EQ(Addr->K, Kind::Var);
+  const Node *P = Addr->op(0);
+  ASSERT_EQ(P->K, Kind::Phi);
+  ASSERT_EQ(P->Ops.size(), 2u);
+  EXPECT_EQ(P->op(1)->K, Kind::PtrAdd);
+  EXPECT_TRUE(findKind(P->op(1), Kind::Mul));
+  // Loop guard: i < n.
+  bool LoopGuard = false;
+  for (const Guard &G : F.Accesses[0].Guards)
+    if (G.How == Guard::Loop && G.Cond->K == Kind::Lt) LoopGuard = true;
+  EXPECT_TRUE(LoopGuard);
+}
+
+TEST(TritonLowering, ConstexprFlagMergesWithPhi) {
+  auto LF = lower("@triton.jit\ndef k(p, stride, INT64_INDEX: tl.constexpr):\n"
+                  "    pid = tl.program_id(0)\n"
+                  "    if INT64_INDEX:\n"
+                  "        pid = pid.to(tl.int64)\n"
+                  "    tl.store(p + pid * stride, 0)\n");
+  const Node *Phi = findKind(lastAddr(LF), Kind::Phi);
+  ASSERT_TRUE(Phi);
+  ASSERT_EQ(Phi->Ops.size(), 2u);
+  bool Has64 = false, Has32 = false;
+  for (const Node *O : Phi->Ops) {
+    Has64 |= O->Ty.Bits == 64;
+    Has32 |= O->Ty.Bits == 32;
+  }
+  EXPECT_TRUE(Has64 && Has32);
+}
+
+TEST(TritonLowering, HelpersAreInlinedWithCallerFacts) {
+  auto LF = lower("@triton.jit\ndef _pid64():\n"
+                  "    return tl.program_id(0).to(tl.int64)\n\n"
+                  "@triton.jit\ndef _st(base, i, s):\n"
+                  "    tl.store(base + i * s, 0)\n\n"
+                  "@triton.jit\ndef k(p, stride):\n"
+                  "    pid = _pid64()\n"
+                  "    _st(p, pid, stride)\n");
+  ASSERT_EQ(LF.Functions.size(), 1u) << "helpers are analysed inlined, not alone";
+  const Function &F = *LF.Functions[0];
+  EXPECT_EQ(F.Name, "k");
+  ASSERT_EQ(F.Accesses.size(), 1u);
+  const Access &A = F.Accesses[0];
+  EXPECT_EQ(A.Range.Begin.Line, 10u) << "the callee's source range";
+  const Node *Mul = findKind(A.Addr, Kind::Mul);
+  ASSERT_TRUE(Mul);
+  EXPECT_TRUE(isTy(Mul->Ty, 64, true)) << "the helper returned an int64 pid";
+  EXPECT_TRUE(A.Addr->op(0)->Ty.Pointer) << "base is bound to the caller's pointer";
+}
+
+TEST(TritonLowering, MasksKeywordPositionalAndVariables) {
+  auto LF = lower("@triton.jit\ndef k(t_ptr, o_ptr, n, w):\n"
+                  "    offs = tl.arange(0, 64)\n"
+                  "    m = (offs < n) & (offs < w)\n"
+                  "    a = tl.load(t_ptr + offs, m, 0)\n"
+                  "    b = tl.load(t_ptr + offs, mask=offs < n, other=-1)\n"
+                  "    tl.store(o_ptr + offs, a + b, m)\n");
+  const Function &F = only(LF);
+  ASSERT_EQ(F.Accesses.size(), 3u);
+  const Access &A = F.Accesses[0];
+  ASSERT_TRUE(A.Mask);
+  EXPECT_EQ(A.Mask->K, Kind::Var);
+  EXPECT_EQ(A.Mask->op(0)->K, Kind::LAnd);
+  ASSERT_TRUE(A.Other);
+  EXPECT_EQ(A.Other->K, Kind::Const);
+  ASSERT_FALSE(A.Guards.empty());
+  EXPECT_EQ(A.Guards.back().How, Guard::Mask);
+  EXPECT_EQ(F.Accesses[1].Mask->K, Kind::Lt);
+  EXPECT_EQ(F.Accesses[1].Other->Value, -1);
+  ASSERT_TRUE(F.Accesses[2].Mask);
+  EXPECT_EQ(F.Accesses[2].AK, AccessKind::Store);
+}
+
+TEST(TritonLowering, GuardsIfElseEarlyExitLoops) {
+  auto LF = lower("@triton.jit\ndef k(p, n, w):\n"
+                  "    pid = tl.program_id(0)\n"
+                  "    if pid >= n:\n"
+                  "        return\n"
+                  "    if pid < w:\n"
+                  "        tl.store(p + 1, 0)\n"
+                  "    else:\n"
+                  "        tl.store(p + 2, 0)\n"
+                  "    i = 0\n"
+                  "    while i < w:\n"
+                  "        tl.store(p + i, 0)\n"
+                  "        i += 1\n");
+  const Function &F = only(LF);
+  ASSERT_EQ(F.Accesses.size(), 3u);
+  auto Has = [](const Access &A, Guard::Origin How, Kind K, bool Neg) {
+    for (const Guard &G : A.Guards)
+      if (G.How == How && G.Cond && G.Cond->K == K && G.Negated == Neg) return true;
+    return false;
+  };
+  EXPECT_TRUE(Has(F.Accesses[0], Guard::EarlyExit, Kind::Ge, true));
+  EXPECT_TRUE(Has(F.Accesses[0], Guard::If, Kind::Lt, false));
+  EXPECT_TRUE(Has(F.Accesses[1], Guard::If, Kind::Lt, true));
+  EXPECT_TRUE(Has(F.Accesses[2], Guard::Loop, Kind::Lt, false));
+  EXPECT_TRUE(Has(F.Accesses[2], Guard::EarlyExit, Kind::Ge, true));
+  // The while loop's counter is loop-carried.
+  EXPECT_TRUE(findKind(F.Accesses[2].Addr, Kind::Phi));
+}
+
+TEST(TritonLowering, JitDetectionVariants) {
+  auto LF = lowerTritonSource("t.py",
+                              "from triton import jit\n"
+                              "from triton import language as lang\n"
+                              "import triton\n"
+                              "@jit\ndef a(p):\n    lang.store(p + lang.program_id(0), 0)\n"
+                              "@triton.autotune(configs=[], key=['n'])\n"
+                              "@triton.heuristics({'E': lambda a: 1})\n"
+                              "@triton.jit(do_not_specialize=['n'])\n"
+                              "def b(p, n):\n    lang.store(p + n, 0)\n"
+                              "def plain(p, n):\n    return p + n * 2\n"
+                              "@torch.compile\ndef c(p, n):\n    return p + n\n",
+                              Options());
+  ASSERT_EQ(LF.Functions.size(), 2u);
+  EXPECT_EQ(LF.Functions[0]->Name, "a");
+  EXPECT_EQ(LF.Functions[1]->Name, "b");
+  for (auto &F : LF.Functions) {
+    EXPECT_EQ(F->Lang, Language::Triton);
+    EXPECT_TRUE(F->IsKernel);
+    ASSERT_EQ(F->Accesses.size(), 1u);
+    EXPECT_TRUE(findKind(F->Accesses[0].Addr, Kind::PtrAdd));
+  }
+  EXPECT_TRUE(findKind(LF.Functions[0]->Accesses[0].Addr, Kind::LaunchIdx))
+      << "aliased triton.language resolves";
+}
+
+TEST(TritonLowering, PlainPythonAndStringsYieldNothing) {
+  auto A = lowerTritonSource("t.py", "def f(x):\n    return x * 74880\n", Options());
+  EXPECT_TRUE(A.Functions.empty());
+  EXPECT_TRUE(A.Notes.empty());
+  auto B = lowerTritonSource("t.py",
+                             "DOC = '''\n@triton.jit\ndef k(p):\n    tl.load(p)\n'''\n"
+                             "print('@triton.jit')\n",
+                             Options());
+  EXPECT_TRUE(B.Functions.empty());
+  EXPECT_FALSE(B.Failed);
+}
+
+TEST(TritonLowering, ModuleConstants) {
+  auto LF = lower("PAGE = 74880\nHALF: tl.constexpr = PAGE // 2\nBIG = tl.constexpr(1 << 20)\n"
+                  "@triton.jit\ndef k(p, i):\n"
+                  "    tl.store(p + i * PAGE + i * HALF + BIG, 0)\n");
+  std::set<int64_t> Vals;
+  for (const Node *N : all(lastAddr(LF)))
+    if (N->K == Kind::Const) Vals.insert(N->Value);
+  EXPECT_TRUE(Vals.count(74880));
+  EXPECT_TRUE(Vals.count(37440));
+  EXPECT_TRUE(Vals.count(1 << 20));
+}
+
+TEST(TritonLowering, CdivMinMax) {
+  auto LF = lower("@triton.jit\ndef k(p, n, B: tl.constexpr):\n"
+                  "    c = tl.cdiv(n, B)\n"
+                  "    d = tl.minimum(c, n)\n"
+                  "    e = max(d, 0)\n"
+                  "    tl.store(p + e, 0)\n");
+  const Node *A = lastAddr(LF);
+  EXPECT_TRUE(findKind(A, Kind::Min));
+  EXPECT_TRUE(findKind(A, Kind::Max));
+  const Node *Div = findKind(A, Kind::Div);
+  ASSERT_TRUE(Div);
+  EXPECT_EQ(Div->op(0)->K, Kind::Add);
+}
+
+TEST(TritonLowering, SourceRangesAreUseSites) {
+  auto LF = lower("@triton.jit\ndef k(p, page, S: tl.constexpr):\n"
+                  "    tl.store(p + page * S, 0)\n");
+  const Node *Page = findNamed(lastAddr(LF), Kind::Param, "page");
+  ASSERT_TRUE(Page);
+  // Line 6 of the file (3 prelude lines), column of `page` in the store.
+  EXPECT_EQ(Page->Range.Begin.Line, 6u);
+  EXPECT_EQ(Page->Range.Begin.Col, 18u);
+  EXPECT_EQ(Page->Range.End.Col, 22u);
+  std::string Src = std::string(Prelude) + "@triton.jit\ndef k(p, page, S: tl.constexpr):\n";
+  EXPECT_EQ(Page->Range.Begin.Offset, Src.size() + 17);
+  EXPECT_EQ(Page->Range.Begin.File, "t.py");
+}
+
+TEST(TritonLowering, SyntaxErrorsRecover) {
+  auto LF = lower("@triton.jit\ndef k(t_ptr, n):\n"
+                  "    x = tl.load(t_ptr + n\n"
+                  "    y = tl.load(t_ptr + n * 7)\n\n"
+                  "@triton.jit\ndef k2(t_ptr, n):\n"
+                  "    tl.load(t_ptr + n * 3)\n");
+  ASSERT_EQ(LF.Notes.size(), 1u);
+  EXPECT_EQ(LF.Notes[0].rfind("syntax errors; analysed what could be parsed", 0), 0u);
+  ASSERT_EQ(LF.Functions.size(), 2u);
+  EXPECT_EQ(LF.Functions[0]->Accesses.size(), 1u) << "the line after the broken one";
+  EXPECT_EQ(LF.Functions[1]->Accesses.size(), 1u);
+}
+
+TEST(TritonLowering, HostileInputsDoNotCrash) {
+  std::string Deep = std::string(Prelude) + "@triton.jit\ndef k(p, n):\n    x = " +
+                     std::string(20000, '(') + "n" + std::string(20000, ')') + "\n    y = n";
+  for (int I = 0; I < 30000; ++I) Deep += " + n";
+  Deep += "\n    tl.store(p + x + y, 0)\n";
+  auto A = lowerTritonSource("t.py", Deep, Options());
+  EXPECT_FALSE(A.Functions.empty());
+  auto B = lowerTritonSource("t.py", std::string(Prelude) + "@triton.jit\ndef k(p\xff\xfe, n):\n"
+                                                            "    tl.store(p + n, '\xc3\x28')\n",
+                             Options());
+  (void)B;
+  auto C = lowerTritonSource("t.py", std::string("@triton.jit\0\x01\x02", 14), Options());
+  EXPECT_TRUE(C.Failed);
+  auto D = lowerTritonSource("t.py", "@triton.jit\ndef k(", Options());
+  (void)D;
+  auto E = lowerTritonSource("t.py",
+                             "import triton\n@triton.jit\ndef a(p):\n    b(p)\n"
+                             "@triton.jit\ndef b(p):\n    a(p)\n    tl.store(p, 0)\n",
+                             Options());
+  (void)E; // mutual recursion terminates
+}
+
+#endif // KVLINT_HAVE_TRITON
