@@ -1,0 +1,360 @@
+// kvref_bench.cu - throughput of the kvref kernels on the GPU; prints figures, asserts nothing.
+//
+//   kvref_bench [--quick]
+//
+// * device-to-device copy bandwidth (cudaMemcpyAsync), measured in the same run: the ceiling
+// * KV store (K and V), decode-like (hundreds of tokens) and prefill-like (tens of thousands),
+//   bf16 NHD / HND, bf16 -> fp8, and the record store (MLA-sized records): GB/s counting bytes
+//   read + written, and % of the copy bandwidth
+// * slot mapping with the width guard (kvref's kernel) and without it (a copy of the kernel
+//   with the guard removed, kept here only as a baseline): time and guard cost in %
+#include <cuda_runtime.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <algorithm>
+#include <numeric>
+#include <random>
+#include <vector>
+
+#include "kvref/kvref.h"
+#include "kvref/slot_mapping.cuh"
+
+#define CUDA_OK(expr)                                                                   \
+  do {                                                                                  \
+    cudaError_t e_ = (expr);                                                            \
+    if (e_ != cudaSuccess) {                                                            \
+      fprintf(stderr, "CUDA error %s at %s:%d: %s\n", cudaGetErrorString(e_), __FILE__, \
+              __LINE__, #expr);                                                         \
+      exit(1);                                                                          \
+    }                                                                                   \
+  } while (0)
+
+namespace {
+
+// ---- The unguarded baseline (deliberately without the row-width guard; benchmark only) --------
+__device__ inline int64_t slot_unguarded(const kvref_slot_group& g, int32_t row, int64_t pos,
+                                         int32_t cp_size, int32_t cp_rank, int32_t cp_interleave) {
+  if (pos < 0) return KVREF_PAD_SLOT;
+  const int64_t virtual_block = static_cast<int64_t>(g.block_size) * cp_size;
+  int64_t col;
+  int64_t off;
+  kvref::divmod(pos, virtual_block, col, off);
+  int64_t local = off;
+  if (cp_size > 1) {
+    const int64_t stripe = off / cp_interleave;
+    if (stripe % cp_size != cp_rank) return KVREF_PAD_SLOT;
+    local = (stripe / cp_size) * cp_interleave + (off - stripe * cp_interleave);
+  }
+  // Unguarded on purpose (baseline for the guard's cost): NOLINT(kvlint-unguarded-table-load)
+  const int32_t block = g.block_table[kvref::page_offset(row, g.row_stride) + col];  // NOLINT(kvlint-unguarded-table-load)
+  if (block < 0) return KVREF_PAD_SLOT;
+  return kvref::page_offset(static_cast<int64_t>(block), g.block_size) + local;
+}
+
+__global__ void slot_mapping_unguarded_kernel(const kvref_slot_mapping_args args) {
+  const kvref_slot_group& g = args.groups[blockIdx.y];
+  const int64_t t = kvref::page_offset(blockIdx.x, kvref::kSlotMappingThreads) + threadIdx.x;
+  if (t >= args.num_tokens_padded) return;
+  int64_t slot = KVREF_PAD_SLOT;
+  if (t < args.num_tokens) {
+    const int32_t b = kvref::find_request(args.query_start_loc, args.num_reqs, t);
+    if (b >= 0) {
+      const int32_t row = args.idx_mapping[b];
+      if (row >= 0 && row < args.num_rows) {
+        slot = slot_unguarded(g, row, args.positions[t], args.cp_size, args.cp_rank,
+                              args.cp_interleave);
+      }
+    }
+  }
+  g.slot_mapping[t] = slot;
+}
+
+struct Timer {
+  cudaEvent_t a, b;
+  Timer() {
+    CUDA_OK(cudaEventCreate(&a));
+    CUDA_OK(cudaEventCreate(&b));
+  }
+  ~Timer() {
+    cudaEventDestroy(a);
+    cudaEventDestroy(b);
+  }
+  template <typename F>
+  double ms_per_iter(F fn, int iters, int reps = 5) {  // best of reps
+    fn();
+    CUDA_OK(cudaDeviceSynchronize());
+    double best = 1e30;
+    for (int r = 0; r < reps; ++r) {
+      CUDA_OK(cudaEventRecord(a));
+      for (int i = 0; i < iters; ++i) fn();
+      CUDA_OK(cudaEventRecord(b));
+      CUDA_OK(cudaEventSynchronize(b));
+      float ms = 0;
+      CUDA_OK(cudaEventElapsedTime(&ms, a, b));
+      best = std::min(best, static_cast<double>(ms) / iters);
+    }
+    return best;
+  }
+};
+
+double g_copy_gbs = 0;
+
+double measure_copy_bandwidth() {
+  const size_t bytes = size_t(2) << 30;
+  void *src, *dst;
+  CUDA_OK(cudaMalloc(&src, bytes));
+  CUDA_OK(cudaMalloc(&dst, bytes));
+  CUDA_OK(cudaMemset(src, 1, bytes));
+  Timer t;
+  const double ms = t.ms_per_iter([&] { CUDA_OK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice)); }, 10);
+  cudaFree(src);
+  cudaFree(dst);
+  return 2.0 * bytes / (ms * 1e-3) / 1e9;
+}
+
+// Slots as an engine lays them out: pages taken from a shuffled free list, consecutive tokens
+// filling a page.
+std::vector<int64_t> paged_slots(std::mt19937_64& rng, int64_t tokens, int64_t block_size, int64_t num_blocks) {
+  std::vector<int64_t> pages(static_cast<size_t>(num_blocks));
+  std::iota(pages.begin(), pages.end(), 0);
+  std::shuffle(pages.begin(), pages.end(), rng);
+  std::vector<int64_t> s(static_cast<size_t>(tokens));
+  for (int64_t t = 0; t < tokens; ++t) s[t] = pages[t / block_size] * block_size + t % block_size;
+  return s;
+}
+
+void bench_kv(std::mt19937_64& rng, const char* name, int64_t T, int H, int D, kvref_dtype src,
+              kvref_dtype cache, kvref_layout layout) {
+  const int bs = 16;
+  const int es = kvref_dtype_size(src), ce = kvref_dtype_size(cache);
+  const int64_t num_blocks = std::max<int64_t>((T + bs - 1) / bs * 2, 4096);
+  const int64_t cache_bytes = num_blocks * bs * H * D * ce;
+  const int64_t src_bytes = T * H * D * es;
+  void *k, *v, *kc, *vc;
+  int64_t* slots;
+  float* scale;
+  CUDA_OK(cudaMalloc(&k, src_bytes));
+  CUDA_OK(cudaMalloc(&v, src_bytes));
+  CUDA_OK(cudaMalloc(&kc, cache_bytes));
+  CUDA_OK(cudaMalloc(&vc, cache_bytes));
+  CUDA_OK(cudaMalloc(&slots, T * 8));
+  CUDA_OK(cudaMalloc(&scale, 8));
+  CUDA_OK(cudaMemset(k, 0x11, src_bytes));
+  CUDA_OK(cudaMemset(v, 0x22, src_bytes));
+  const float sc[2] = {1.0f, 1.0f};
+  CUDA_OK(cudaMemcpy(scale, sc, 8, cudaMemcpyHostToDevice));
+  const std::vector<int64_t> hs = paged_slots(rng, T, bs, num_blocks);
+  CUDA_OK(cudaMemcpy(slots, hs.data(), T * 8, cudaMemcpyHostToDevice));
+  kvref_kv_store_args a;
+  kvref_kv_store_args_init(&a);
+  a.key = k;
+  a.value = v;
+  a.key_stride_token = a.value_stride_token = H * D;
+  a.key_stride_head = a.value_stride_head = D;
+  a.key_cache = kc;
+  a.value_cache = vc;
+  a.layout = layout;
+  a.num_blocks = num_blocks;
+  a.block_size = bs;
+  a.num_heads = H;
+  a.head_size = D;
+  a.slot_mapping = slots;
+  a.num_tokens = T;
+  a.src_dtype = src;
+  a.cache_dtype = cache;
+  a.k_scale = scale;
+  a.v_scale = scale + 1;
+  Timer t;
+  const int iters = T >= 8192 ? 20 : 200;
+  const double ms = t.ms_per_iter([&] { kvref_kv_store(&a, nullptr); }, iters);
+  CUDA_OK(cudaGetLastError());
+  const double bytes = 2.0 * (src_bytes + static_cast<double>(T) * H * D * ce) + T * 8.0;
+  const double gbs = bytes / (ms * 1e-3) / 1e9;
+  printf("kv_store     %-34s tokens %6lld  %8.2f us  %8.1f GB/s  %5.1f%% of copy\n", name, (long long)T,
+         ms * 1e3, gbs, 100.0 * gbs / g_copy_gbs);
+  cudaFree(k);
+  cudaFree(v);
+  cudaFree(kc);
+  cudaFree(vc);
+  cudaFree(slots);
+  cudaFree(scale);
+}
+
+void bench_record(std::mt19937_64& rng, const char* name, int64_t T, int64_t R, int64_t extra) {
+  const int page_size = 64;
+  const int64_t page_bytes = page_size * R + extra;
+  const int64_t num_pages = std::max<int64_t>((T + page_size - 1) / page_size * 2, 1024);
+  void *src, *cache;
+  int64_t* slots;
+  CUDA_OK(cudaMalloc(&src, T * R));
+  CUDA_OK(cudaMalloc(&cache, num_pages * page_bytes));
+  CUDA_OK(cudaMalloc(&slots, T * 8));
+  CUDA_OK(cudaMemset(src, 0x33, T * R));
+  const std::vector<int64_t> hs = paged_slots(rng, T, page_size, num_pages);
+  CUDA_OK(cudaMemcpy(slots, hs.data(), T * 8, cudaMemcpyHostToDevice));
+  kvref_record_store_args a;
+  kvref_record_store_args_init(&a);
+  a.src = src;
+  a.src_stride = R;
+  a.record_bytes = R;
+  a.cache = cache;
+  a.num_pages = num_pages;
+  a.page_size = page_size;
+  a.page_bytes = page_bytes;
+  a.slot_mapping = slots;
+  a.num_tokens = T;
+  Timer t;
+  const double ms = t.ms_per_iter([&] { kvref_record_store(&a, nullptr); }, T >= 8192 ? 20 : 200);
+  CUDA_OK(cudaGetLastError());
+  const double bytes = 2.0 * T * R + T * 8.0;
+  const double gbs = bytes / (ms * 1e-3) / 1e9;
+  printf("record_store %-34s tokens %6lld  %8.2f us  %8.1f GB/s  %5.1f%% of copy\n", name, (long long)T,
+         ms * 1e3, gbs, 100.0 * gbs / g_copy_gbs);
+  cudaFree(src);
+  cudaFree(cache);
+  cudaFree(slots);
+}
+
+// Slot mapping: two groups (block 16, width 2048; block 64, width 512), all positions inside the
+// rows so that both kernels compute the same slots.  Timed as a CUDA graph of 100 launches.
+void bench_slot_mapping(std::mt19937_64& rng, const char* name, int reqs, int tokens_per_req) {
+  const int rows = 1024;
+  const int64_t T = static_cast<int64_t>(reqs) * tokens_per_req;
+  std::vector<int32_t> t0(static_cast<size_t>(rows) * 2048), t1(static_cast<size_t>(rows) * 512);
+  for (auto& x : t0) x = static_cast<int32_t>(rng() % 1000000);
+  for (auto& x : t1) x = static_cast<int32_t>(rng() % 1000000);
+  std::vector<int32_t> idx(reqs), qsl(reqs + 1);
+  std::vector<int32_t> perm(rows);
+  std::iota(perm.begin(), perm.end(), 0);
+  std::shuffle(perm.begin(), perm.end(), rng);
+  std::vector<int64_t> pos;
+  for (int b = 0; b < reqs; ++b) {
+    idx[b] = perm[b % rows];
+    qsl[b] = static_cast<int32_t>(pos.size());
+    const int64_t start = static_cast<int64_t>(rng() % (32768 - tokens_per_req));
+    for (int i = 0; i < tokens_per_req; ++i) pos.push_back(start + i);
+  }
+  qsl[reqs] = static_cast<int32_t>(pos.size());
+  int32_t *dt0, *dt1, *didx, *dqsl;
+  int64_t *dpos, *o0, *o1;
+  CUDA_OK(cudaMalloc(&dt0, t0.size() * 4));
+  CUDA_OK(cudaMalloc(&dt1, t1.size() * 4));
+  CUDA_OK(cudaMalloc(&didx, idx.size() * 4));
+  CUDA_OK(cudaMalloc(&dqsl, qsl.size() * 4));
+  CUDA_OK(cudaMalloc(&dpos, pos.size() * 8));
+  CUDA_OK(cudaMalloc(&o0, pos.size() * 8));
+  CUDA_OK(cudaMalloc(&o1, pos.size() * 8));
+  CUDA_OK(cudaMemcpy(dt0, t0.data(), t0.size() * 4, cudaMemcpyHostToDevice));
+  CUDA_OK(cudaMemcpy(dt1, t1.data(), t1.size() * 4, cudaMemcpyHostToDevice));
+  CUDA_OK(cudaMemcpy(didx, idx.data(), idx.size() * 4, cudaMemcpyHostToDevice));
+  CUDA_OK(cudaMemcpy(dqsl, qsl.data(), qsl.size() * 4, cudaMemcpyHostToDevice));
+  CUDA_OK(cudaMemcpy(dpos, pos.data(), pos.size() * 8, cudaMemcpyHostToDevice));
+  kvref_slot_mapping_args a;
+  kvref_slot_mapping_args_init(&a);
+  a.num_groups = 2;
+  a.groups[0] = {dt0, 2048, 2048, 16, o0};
+  a.groups[1] = {dt1, 512, 512, 64, o1};
+  a.num_reqs = reqs;
+  a.num_rows = rows;
+  a.idx_mapping = didx;
+  a.query_start_loc = dqsl;
+  a.positions = dpos;
+  a.num_tokens = T;
+  a.num_tokens_padded = T;
+  const dim3 grid(static_cast<unsigned>((T + kvref::kSlotMappingThreads - 1) / kvref::kSlotMappingThreads), 2);
+  cudaStream_t s;
+  CUDA_OK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  cudaGraphExec_t graphs[2];
+  for (int variant = 0; variant < 2; ++variant) {
+    cudaGraph_t g;
+    CUDA_OK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+    for (int i = 0; i < 100; ++i) {
+      if (variant == 0) {
+        kvref::slot_mapping_kernel<<<grid, kvref::kSlotMappingThreads, 0, s>>>(a);
+      } else {
+        slot_mapping_unguarded_kernel<<<grid, kvref::kSlotMappingThreads, 0, s>>>(a);
+      }
+    }
+    CUDA_OK(cudaStreamEndCapture(s, &g));
+    CUDA_OK(cudaGraphInstantiate(&graphs[variant], g, 0));
+    CUDA_OK(cudaGraphDestroy(g));
+  }
+  // Equal results.
+  std::vector<int64_t> r0(pos.size()), r1(pos.size());
+  CUDA_OK(cudaGraphLaunch(graphs[0], s));
+  CUDA_OK(cudaStreamSynchronize(s));
+  CUDA_OK(cudaMemcpy(r0.data(), o0, pos.size() * 8, cudaMemcpyDeviceToHost));
+  CUDA_OK(cudaGraphLaunch(graphs[1], s));
+  CUDA_OK(cudaStreamSynchronize(s));
+  CUDA_OK(cudaMemcpy(r1.data(), o0, pos.size() * 8, cudaMemcpyDeviceToHost));
+  const bool same = r0 == r1;
+  // Interleaved rounds; per variant the median of 15 rounds, each 100 launches.
+  cudaEvent_t e0, e1;
+  CUDA_OK(cudaEventCreate(&e0));
+  CUDA_OK(cudaEventCreate(&e1));
+  std::vector<double> times[2];
+  for (int round = 0; round < 15; ++round) {
+    for (int variant = 0; variant < 2; ++variant) {
+      CUDA_OK(cudaEventRecord(e0, s));
+      CUDA_OK(cudaGraphLaunch(graphs[variant], s));
+      CUDA_OK(cudaEventRecord(e1, s));
+      CUDA_OK(cudaEventSynchronize(e1));
+      float ms = 0;
+      CUDA_OK(cudaEventElapsedTime(&ms, e0, e1));
+      times[variant].push_back(ms * 1e3 / 100.0);
+    }
+  }
+  for (auto& v : times) std::sort(v.begin(), v.end());
+  const double guarded = times[0][7], unguarded = times[1][7];
+  printf("slot_mapping %-34s tokens %6lld  guarded %7.2f us  unguarded %7.2f us  guard cost %+5.2f%%%s\n",
+         name, (long long)T, guarded, unguarded, 100.0 * (guarded - unguarded) / unguarded,
+         same ? "" : "  (RESULTS DIFFER)");
+  for (auto& gx : graphs) cudaGraphExecDestroy(gx);
+  cudaEventDestroy(e0);
+  cudaEventDestroy(e1);
+  cudaStreamDestroy(s);
+  for (void* p : {(void*)dt0, (void*)dt1, (void*)didx, (void*)dqsl, (void*)dpos, (void*)o0, (void*)o1}) cudaFree(p);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  bool quick = argc > 1 && !strcmp(argv[1], "--quick");
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
+    printf("SKIP: no CUDA device\n");
+    return 0;
+  }
+  cudaDeviceProp prop;
+  CUDA_OK(cudaGetDeviceProperties(&prop, 0));
+  std::mt19937_64 rng(42);
+  g_copy_gbs = measure_copy_bandwidth();
+  printf("device %s, %d SMs; cudaMemcpy D2D 2 GiB: %.1f GB/s (read + write)\n", prop.name,
+         prop.multiProcessorCount, g_copy_gbs);
+  const int64_t decode[] = {256, 512};
+  const int64_t prefill[] = {16384, 32768, 65536};
+  for (int64_t T : decode) {
+    bench_kv(rng, "decode bf16 NHD H8 D128", T, 8, 128, KVREF_DTYPE_BF16, KVREF_DTYPE_BF16, KVREF_LAYOUT_NHD);
+    bench_kv(rng, "decode bf16 HND H8 D128", T, 8, 128, KVREF_DTYPE_BF16, KVREF_DTYPE_BF16, KVREF_LAYOUT_HND);
+    bench_kv(rng, "decode bf16->fp8 NHD H8 D128", T, 8, 128, KVREF_DTYPE_BF16, KVREF_DTYPE_FP8_E4M3, KVREF_LAYOUT_NHD);
+    bench_record(rng, "decode MLA fp8 656 B/record", T, 656, 0);
+  }
+  for (int64_t T : prefill) {
+    if (quick && T != 32768) continue;
+    bench_kv(rng, "prefill bf16 NHD H8 D128", T, 8, 128, KVREF_DTYPE_BF16, KVREF_DTYPE_BF16, KVREF_LAYOUT_NHD);
+    bench_kv(rng, "prefill bf16 HND H8 D128", T, 8, 128, KVREF_DTYPE_BF16, KVREF_DTYPE_BF16, KVREF_LAYOUT_HND);
+    bench_kv(rng, "prefill f16 NHD H32 D128", T, 32, 128, KVREF_DTYPE_F16, KVREF_DTYPE_F16, KVREF_LAYOUT_NHD);
+    bench_kv(rng, "prefill bf16->fp8 NHD H8 D128", T, 8, 128, KVREF_DTYPE_BF16, KVREF_DTYPE_FP8_E4M3, KVREF_LAYOUT_NHD);
+    bench_kv(rng, "prefill bf16->fp8 HND H8 D128", T, 8, 128, KVREF_DTYPE_BF16, KVREF_DTYPE_FP8_E4M3, KVREF_LAYOUT_HND);
+    bench_record(rng, "prefill MLA fp8 656 B/record", T, 656, 0);
+    bench_record(rng, "prefill MLA bf16 1152 B + 64 B/page", T, 1152, 64);
+  }
+  bench_slot_mapping(rng, "decode 256 reqs x 1", 256, 1);
+  bench_slot_mapping(rng, "decode 1024 reqs x 1", 1024, 1);
+  bench_slot_mapping(rng, "prefill 8 reqs x 4096", 8, 4096);
+  bench_slot_mapping(rng, "prefill 32 reqs x 2048", 32, 2048);
+  return 0;
+}

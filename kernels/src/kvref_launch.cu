@@ -1,0 +1,107 @@
+// kvref_launch.cu - host entry points of libkvref_cuda.so and libkvref_hip.so.
+//
+// One source: nvcc compiles it as CUDA, clang-19 (-x hip) as HIP.  The kernels come from the
+// portable headers in include/kvref/.
+// The runtime header comes first: clang's HIP host stubs for the kernels defined in the
+// headers below need hipLaunchKernel declared.
+#include "kvref/portable.cuh"
+#if defined(KVREF_HIP)
+#include <hip/hip_runtime_api.h>
+typedef hipStream_t gpu_stream_t;
+#define KVREF_GET_LAST_ERROR hipGetLastError
+#define KVREF_GPU_SUCCESS hipSuccess
+#else
+#include <cuda_runtime.h>
+typedef cudaStream_t gpu_stream_t;
+#define KVREF_GET_LAST_ERROR cudaGetLastError
+#define KVREF_GPU_SUCCESS cudaSuccess
+#endif
+
+#include "kvref/kv_store.cuh"
+#include "kvref/kvref.h"
+#include "kvref/slot_mapping.cuh"
+#include "plan.h"
+
+namespace {
+
+kvref_status launch_status() {
+  return KVREF_GET_LAST_ERROR() == KVREF_GPU_SUCCESS ? KVREF_SUCCESS : KVREF_ERROR_LAUNCH_FAILED;
+}
+
+unsigned int blocks_for(int64_t items, int64_t per_block) {
+  return static_cast<unsigned int>((items + per_block - 1) / per_block);
+}
+
+kvref_status launch_store(const kvref::StorePlan& plan, kvref_stream_t stream) {
+  using namespace kvref;
+  const dim3 grid(blocks_for(plan.params.num_tokens, kStoreTokensPerBlock),
+                  static_cast<unsigned int>(plan.num_tensors));
+  const dim3 block(kStoreThreads);
+  gpu_stream_t s = static_cast<gpu_stream_t>(stream);
+  const ScatterParams& p = plan.params;
+  if (!plan.fp8) {
+    switch (plan.vector_bytes) {
+      case 16: scatter_copy_kernel<Vec16><<<grid, block, 0, s>>>(p); break;
+      case 8: scatter_copy_kernel<Vec8><<<grid, block, 0, s>>>(p); break;
+      case 4: scatter_copy_kernel<uint32_t><<<grid, block, 0, s>>>(p); break;
+      case 2: scatter_copy_kernel<uint16_t><<<grid, block, 0, s>>>(p); break;
+      default: scatter_copy_kernel<uint8_t><<<grid, block, 0, s>>>(p); break;
+    }
+  } else {
+    const bool vec = plan.vector_bytes == 8;
+    switch (plan.src_dtype) {
+      case KVREF_DTYPE_F16:
+        if (vec) scatter_fp8_kernel<KVREF_DTYPE_F16, 8><<<grid, block, 0, s>>>(p);
+        else scatter_fp8_kernel<KVREF_DTYPE_F16, 1><<<grid, block, 0, s>>>(p);
+        break;
+      case KVREF_DTYPE_BF16:
+        if (vec) scatter_fp8_kernel<KVREF_DTYPE_BF16, 8><<<grid, block, 0, s>>>(p);
+        else scatter_fp8_kernel<KVREF_DTYPE_BF16, 1><<<grid, block, 0, s>>>(p);
+        break;
+      default:
+        if (vec) scatter_fp8_kernel<KVREF_DTYPE_F32, 8><<<grid, block, 0, s>>>(p);
+        else scatter_fp8_kernel<KVREF_DTYPE_F32, 1><<<grid, block, 0, s>>>(p);
+        break;
+    }
+  }
+  return launch_status();
+}
+
+}  // namespace
+
+extern "C" {
+
+const char* kvref_backend(void) {
+#if defined(KVREF_HIP)
+  return "hip";
+#else
+  return "cuda";
+#endif
+}
+
+kvref_status kvref_slot_mapping(const kvref_slot_mapping_args* args, kvref_stream_t stream) {
+  const kvref_status st = kvref_validate_slot_mapping(args);
+  if (st != KVREF_SUCCESS) return st;
+  if (args->num_tokens_padded == 0) return KVREF_SUCCESS;
+  const dim3 grid(blocks_for(args->num_tokens_padded, kvref::kSlotMappingThreads),
+                  static_cast<unsigned int>(args->num_groups));
+  kvref::slot_mapping_kernel<<<grid, dim3(kvref::kSlotMappingThreads), 0,
+                               static_cast<gpu_stream_t>(stream)>>>(*args);
+  return launch_status();
+}
+
+kvref_status kvref_kv_store(const kvref_kv_store_args* args, kvref_stream_t stream) {
+  const kvref_status st = kvref_validate_kv_store(args);
+  if (st != KVREF_SUCCESS) return st;
+  if (args->num_tokens == 0) return KVREF_SUCCESS;
+  return launch_store(kvref::plan_kv_store(*args), stream);
+}
+
+kvref_status kvref_record_store(const kvref_record_store_args* args, kvref_stream_t stream) {
+  const kvref_status st = kvref_validate_record_store(args);
+  if (st != KVREF_SUCCESS) return st;
+  if (args->num_tokens == 0) return KVREF_SUCCESS;
+  return launch_store(kvref::plan_record_store(*args), stream);
+}
+
+}  // extern "C"

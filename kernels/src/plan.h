@@ -1,0 +1,143 @@
+// plan.h - host-side planning of the store kernels (internal to kvref).
+//
+// Turns the public argument structs into kvref::ScatterParams (byte strides) and picks the
+// widest vector the alignment of every pointer and stride allows.
+#ifndef KVREF_SRC_PLAN_H
+#define KVREF_SRC_PLAN_H
+
+#include <stdint.h>
+
+#include "kvref/kv_store.cuh"
+#include "kvref/kvref.h"
+
+namespace kvref {
+
+struct StorePlan {
+  ScatterParams params;
+  int num_tensors;
+  bool fp8;
+  int src_dtype;
+  int vector_bytes;  // copy: 16/8/4/2/1; fp8: 8 (elements per unit) or 1
+};
+
+inline bool multiple_of(int64_t v, int64_t a) { return v % a == 0; }
+inline bool ptr_multiple_of(const void* p, int64_t a) {
+  return reinterpret_cast<uintptr_t>(p) % static_cast<uintptr_t>(a) == 0;
+}
+
+// Largest of 16/8/4/2/1 dividing every value (pointers given as integers).
+inline int widest_vector(const int64_t* values, int n, int64_t row_bytes) {
+  for (int w = 16; w > 1; w /= 2) {
+    bool ok = multiple_of(row_bytes, w);
+    for (int i = 0; i < n && ok; ++i) ok = multiple_of(values[i], w);
+    if (ok) return w;
+  }
+  return 1;
+}
+
+inline StorePlan plan_kv_store(const kvref_kv_store_args& a) {
+  StorePlan plan;
+  const int64_t src_es = kvref_dtype_size(a.src_dtype);
+  const int64_t dst_es = kvref_dtype_size(a.cache_dtype);
+  const int64_t head_size = a.head_size;
+  const int64_t page_elems = static_cast<int64_t>(a.block_size) * a.num_heads * head_size;
+  const int64_t page_stride = a.cache_block_stride != 0 ? a.cache_block_stride : page_elems;
+  ScatterParams& p = plan.params;
+  p.tensor[0].src = static_cast<const unsigned char*>(a.key);
+  p.tensor[0].dst = static_cast<unsigned char*>(a.key_cache);
+  p.tensor[0].src_token_stride = a.key_stride_token * src_es;
+  p.tensor[0].src_head_stride = a.key_stride_head * src_es;
+  p.tensor[0].scale = a.k_scale;
+  p.tensor[1].src = static_cast<const unsigned char*>(a.value);
+  p.tensor[1].dst = static_cast<unsigned char*>(a.value_cache);
+  p.tensor[1].src_token_stride = a.value_stride_token * src_es;
+  p.tensor[1].src_head_stride = a.value_stride_head * src_es;
+  p.tensor[1].scale = a.v_scale;
+  p.slot_mapping = a.slot_mapping;
+  p.num_tokens = a.num_tokens;
+  p.num_slots = a.num_blocks * a.block_size;
+  p.page_size = a.block_size;
+  p.dst_page_stride = page_stride * dst_es;
+  if (a.layout == KVREF_LAYOUT_NHD) {
+    p.dst_slot_stride = static_cast<int64_t>(a.num_heads) * head_size * dst_es;
+    p.dst_head_stride = head_size * dst_es;
+  } else {
+    p.dst_slot_stride = head_size * dst_es;
+    p.dst_head_stride = static_cast<int64_t>(a.block_size) * head_size * dst_es;
+  }
+  plan.num_tensors = 2;
+  plan.fp8 = a.cache_dtype == KVREF_DTYPE_FP8_E4M3;
+  plan.src_dtype = a.src_dtype;
+  int64_t heads = a.num_heads;
+  int64_t row_elems = head_size;
+  // Heads contiguous on both sides (NHD with dense heads): one row of num_heads * head_size.
+  if (heads > 1 && p.dst_head_stride == head_size * dst_es &&
+      p.tensor[0].src_head_stride == head_size * src_es &&
+      p.tensor[1].src_head_stride == head_size * src_es) {
+    row_elems = heads * head_size;
+    heads = 1;
+    p.tensor[0].src_head_stride = p.tensor[1].src_head_stride = 0;
+    p.dst_head_stride = 0;
+  }
+  p.num_heads = static_cast<uint32_t>(heads);
+  if (!plan.fp8) {
+    const int64_t v[] = {
+        static_cast<int64_t>(reinterpret_cast<uintptr_t>(a.key)),
+        static_cast<int64_t>(reinterpret_cast<uintptr_t>(a.value)),
+        static_cast<int64_t>(reinterpret_cast<uintptr_t>(a.key_cache)),
+        static_cast<int64_t>(reinterpret_cast<uintptr_t>(a.value_cache)),
+        p.tensor[0].src_token_stride, p.tensor[0].src_head_stride, p.tensor[1].src_token_stride,
+        p.tensor[1].src_head_stride, p.dst_page_stride, p.dst_slot_stride, p.dst_head_stride};
+    plan.vector_bytes = widest_vector(v, 11, row_elems * src_es);
+    p.units_per_row = static_cast<uint32_t>(row_elems * src_es / plan.vector_bytes);
+  } else {
+    // 8 elements per unit: src loads of 16 (or 2 x 16) bytes, dst stores of 8 bytes.
+    const int64_t sv[] = {
+        static_cast<int64_t>(reinterpret_cast<uintptr_t>(a.key)),
+        static_cast<int64_t>(reinterpret_cast<uintptr_t>(a.value)),
+        p.tensor[0].src_token_stride, p.tensor[0].src_head_stride, p.tensor[1].src_token_stride,
+        p.tensor[1].src_head_stride};
+    const int64_t dv[] = {
+        static_cast<int64_t>(reinterpret_cast<uintptr_t>(a.key_cache)),
+        static_cast<int64_t>(reinterpret_cast<uintptr_t>(a.value_cache)), p.dst_page_stride,
+        p.dst_slot_stride, p.dst_head_stride};
+    bool vec = multiple_of(row_elems, 8);
+    for (int i = 0; i < 6 && vec; ++i) vec = multiple_of(sv[i], 16);
+    for (int i = 0; i < 5 && vec; ++i) vec = multiple_of(dv[i], 8);
+    plan.vector_bytes = vec ? 8 : 1;
+    p.units_per_row = static_cast<uint32_t>(row_elems / plan.vector_bytes);
+  }
+  return plan;
+}
+
+inline StorePlan plan_record_store(const kvref_record_store_args& a) {
+  StorePlan plan;
+  ScatterParams& p = plan.params;
+  p.tensor[0].src = static_cast<const unsigned char*>(a.src);
+  p.tensor[0].dst = static_cast<unsigned char*>(a.cache);
+  p.tensor[0].src_token_stride = a.src_stride;
+  p.tensor[0].src_head_stride = 0;
+  p.tensor[0].scale = nullptr;
+  p.tensor[1] = p.tensor[0];
+  p.slot_mapping = a.slot_mapping;
+  p.num_tokens = a.num_tokens;
+  p.num_slots = a.num_pages * a.page_size;
+  p.page_size = a.page_size;
+  p.dst_page_stride = a.page_bytes;
+  p.dst_slot_stride = a.record_bytes;
+  p.dst_head_stride = 0;
+  p.num_heads = 1;
+  plan.num_tensors = 1;
+  plan.fp8 = false;
+  plan.src_dtype = 0;
+  const int64_t v[] = {static_cast<int64_t>(reinterpret_cast<uintptr_t>(a.src)),
+                       static_cast<int64_t>(reinterpret_cast<uintptr_t>(a.cache)), a.src_stride,
+                       a.page_bytes};
+  plan.vector_bytes = widest_vector(v, 4, a.record_bytes);
+  p.units_per_row = static_cast<uint32_t>(a.record_bytes / plan.vector_bytes);
+  return plan;
+}
+
+}  // namespace kvref
+
+#endif  // KVREF_SRC_PLAN_H

@@ -1,0 +1,653 @@
+// gpu_test.cu - every kvref kernel against the CPU reference, on a GPU.
+//
+//   kvref_gpu_tests [--memcheck] [--no-large] [--seed N]
+//
+// Exits 77 (ctest: skipped) when no CUDA device is present (CI), 0 when every check passed,
+// 1 otherwise.  --memcheck is for runs under compute-sanitizer: same checks, but the
+// whole-cache stray-write scans of the large tests (billions of bytes) are left out.
+#include <cuda_runtime.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <algorithm>
+#include <numeric>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "kvref/kvref.h"
+#include "kvref/kvref_cpu.h"
+
+namespace {
+
+long g_checks = 0;
+long g_failures = 0;
+bool g_memcheck = false;
+
+#define CHECK(cond, ...)                                               \
+  do {                                                                 \
+    ++g_checks;                                                        \
+    if (!(cond)) {                                                     \
+      ++g_failures;                                                    \
+      if (g_failures < 50) {                                           \
+        fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__, __LINE__, #cond); \
+        fprintf(stderr, __VA_ARGS__);                                  \
+        fprintf(stderr, "\n");                                         \
+      }                                                                \
+    }                                                                  \
+  } while (0)
+
+#define CUDA_OK(expr)                                                                   \
+  do {                                                                                  \
+    cudaError_t e_ = (expr);                                                            \
+    if (e_ != cudaSuccess) {                                                            \
+      fprintf(stderr, "CUDA error %s at %s:%d: %s\n", cudaGetErrorString(e_), __FILE__, \
+              __LINE__, #expr);                                                         \
+      exit(1);                                                                          \
+    }                                                                                   \
+  } while (0)
+
+template <typename T>
+struct DevBuf {
+  T* p = nullptr;
+  size_t n = 0;
+  explicit DevBuf(size_t count) : n(count) {
+    CUDA_OK(cudaMalloc(&p, std::max<size_t>(count, 1) * sizeof(T)));
+  }
+  DevBuf(const std::vector<T>& h) : DevBuf(h.size()) { upload(h); }
+  ~DevBuf() { cudaFree(p); }
+  DevBuf(const DevBuf&) = delete;
+  DevBuf& operator=(const DevBuf&) = delete;
+  void upload(const std::vector<T>& h) {
+    CUDA_OK(cudaMemcpy(p, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice));
+  }
+  std::vector<T> download() const {
+    std::vector<T> h(n);
+    CUDA_OK(cudaMemcpy(h.data(), p, n * sizeof(T), cudaMemcpyDeviceToHost));
+    return h;
+  }
+};
+
+std::vector<uint8_t> random_bytes(std::mt19937_64& rng, size_t n) {
+  std::vector<uint8_t> v(n);
+  for (size_t i = 0; i < n; i += 8) {
+    uint64_t r = rng();
+    memcpy(&v[i], &r, std::min<size_t>(8, n - i));
+  }
+  return v;
+}
+
+// ------------------------------------------------------------------------------------------------
+// Slot mapping
+void test_slot_mapping_random(std::mt19937_64& rng, int trials) {
+  const int block_sizes[] = {1, 4, 16, 32, 64, 256};
+  const int cps[] = {1, 2, 4};
+  cudaStream_t stream;
+  CUDA_OK(cudaStreamCreate(&stream));
+  for (int trial = 0; trial < trials; ++trial) {
+    kvref_slot_mapping_args a;
+    kvref_slot_mapping_args_init(&a);
+    a.cp_size = cps[trial % 3];
+    a.cp_rank = static_cast<int32_t>(rng() % a.cp_size);
+    const int interleave_choice = static_cast<int>(rng() % 3);
+    a.num_groups = 1 + static_cast<int32_t>(rng() % 4);
+    a.num_rows = 1 + static_cast<int32_t>(rng() % 24);
+    a.num_reqs = 1 + static_cast<int32_t>(rng() % a.num_rows);
+    // Group shapes first (cp_interleave must divide every block size).
+    std::vector<int> bs(a.num_groups), width(a.num_groups);
+    std::vector<int64_t> stride(a.num_groups);
+    for (int g = 0; g < a.num_groups; ++g) {
+      bs[g] = block_sizes[rng() % 6];
+      width[g] = (rng() % 3 == 0) ? 1 + static_cast<int>(rng() % 4) : 1 + static_cast<int>(rng() % 64);
+      stride[g] = width[g] + static_cast<int64_t>(rng() % 3);
+    }
+    const int min_bs = *std::min_element(bs.begin(), bs.end());
+    a.cp_interleave = interleave_choice == 0 ? 1 : interleave_choice == 1 ? std::min(2, min_bs) : min_bs;
+    for (int g = 0; g < a.num_groups; ++g) {
+      if (bs[g] % a.cp_interleave != 0) bs[g] = a.cp_interleave;
+    }
+    // Requests: rows, lengths, positions (some start past the narrowest group's width).
+    std::vector<int32_t> rows(a.num_rows);
+    std::iota(rows.begin(), rows.end(), 0);
+    std::shuffle(rows.begin(), rows.end(), rng);
+    std::vector<int32_t> idx(rows.begin(), rows.begin() + a.num_reqs);
+    if (trial % 7 == 3) idx[0] = a.num_rows + 3;  // invalid row -> pad
+    std::vector<int32_t> qsl(a.num_reqs + 1, 0);
+    std::vector<int64_t> pos;
+    const int64_t max_span = static_cast<int64_t>(*std::max_element(width.begin(), width.end())) *
+                             256 * a.cp_size;
+    for (int b = 0; b < a.num_reqs; ++b) {
+      const int len = (rng() % 4 == 0) ? 1 : static_cast<int>(rng() % 300);
+      int64_t start = static_cast<int64_t>(rng() % static_cast<uint64_t>(max_span * 3 / 2 + 1));
+      if (trial % 11 == 5) start += INT64_C(1) << 33;  // far past any row: 64-bit division path
+      for (int i = 0; i < len; ++i) pos.push_back(start + i);
+      qsl[b + 1] = qsl[b] + len;
+    }
+    a.num_tokens = static_cast<int64_t>(pos.size());
+    a.num_tokens_padded = a.num_tokens + static_cast<int64_t>(rng() % 20);
+    if (a.num_tokens_padded == 0) a.num_tokens_padded = 1;
+    if (pos.empty()) pos.push_back(0);  // keep the buffer non-empty
+    // Tables: exact-size allocations (an unguarded read past the last row is out of bounds).
+    std::vector<std::vector<int32_t>> tables(a.num_groups);
+    std::vector<std::vector<int64_t>> cpu_out(a.num_groups);
+    std::vector<DevBuf<int32_t>*> d_tables;
+    std::vector<DevBuf<int64_t>*> d_out;
+    const bool big_ids = trial % 2 == 1;
+    for (int g = 0; g < a.num_groups; ++g) {
+      tables[g].resize(static_cast<size_t>(a.num_rows * stride[g]));
+      for (auto& v : tables[g]) {
+        v = big_ids ? static_cast<int32_t>(rng() % 0x7fffffffu) : static_cast<int32_t>(rng() % 100000);
+        if (rng() % 50 == 0) v = -1;
+      }
+      cpu_out[g].assign(static_cast<size_t>(a.num_tokens_padded), 777);
+      d_tables.push_back(new DevBuf<int32_t>(tables[g]));
+      d_out.push_back(new DevBuf<int64_t>(static_cast<size_t>(a.num_tokens_padded)));
+      CUDA_OK(cudaMemset(d_out[g]->p, 0x3c, d_out[g]->n * sizeof(int64_t)));
+    }
+    DevBuf<int32_t> d_idx(idx), d_qsl(qsl);
+    DevBuf<int64_t> d_pos(pos);
+    // CPU
+    kvref_slot_mapping_args c = a;
+    c.idx_mapping = idx.data();
+    c.query_start_loc = qsl.data();
+    c.positions = pos.data();
+    for (int g = 0; g < a.num_groups; ++g) {
+      c.groups[g] = {tables[g].data(), stride[g], width[g], bs[g], cpu_out[g].data()};
+      a.groups[g] = {d_tables[g]->p, stride[g], width[g], bs[g], d_out[g]->p};
+    }
+    a.idx_mapping = d_idx.p;
+    a.query_start_loc = d_qsl.p;
+    a.positions = d_pos.p;
+    CHECK(kvref_cpu_slot_mapping(&c) == KVREF_SUCCESS, "trial %d", trial);
+    const kvref_status st = kvref_slot_mapping(&a, trial % 2 ? stream : nullptr);
+    CHECK(st == KVREF_SUCCESS, "trial %d: %s", trial, kvref_status_string(st));
+    CUDA_OK(cudaDeviceSynchronize());
+    for (int g = 0; g < a.num_groups; ++g) {
+      const std::vector<int64_t> got = d_out[g]->download();
+      int64_t bad = -1, pads = 0, past = 0;
+      for (size_t t = 0; t < got.size(); ++t) {
+        if (got[t] != cpu_out[g][t] && bad < 0) bad = static_cast<int64_t>(t);
+        pads += got[t] == -1;
+        past += got[t] > INT32_MAX;
+      }
+      CHECK(bad < 0, "slot mapping trial %d group %d token %lld: gpu %lld cpu %lld", trial, g,
+            (long long)bad, bad < 0 ? 0LL : (long long)got[bad], bad < 0 ? 0LL : (long long)cpu_out[g][bad]);
+      (void)pads;
+      (void)past;
+      delete d_tables[g];
+      delete d_out[g];
+    }
+  }
+  CUDA_OK(cudaStreamDestroy(stream));
+}
+
+// Positions past a narrow row at the last row of an exact-size table: the width guard must
+// pad them (the neighbour row does not exist; memcheck would flag an unguarded read).
+void test_slot_mapping_tail_group() {
+  const int rows = 4, width = 32, bs = 16;
+  std::vector<int32_t> table(rows * width);
+  std::iota(table.begin(), table.end(), 1000);
+  std::vector<int32_t> idx = {3, 2};
+  std::vector<int32_t> qsl = {0, 3, 4};
+  std::vector<int64_t> pos = {511, 512, 351000, 20};
+  DevBuf<int32_t> dt(table), di(idx), dq(qsl);
+  DevBuf<int64_t> dp(pos), out(6);
+  kvref_slot_mapping_args a;
+  kvref_slot_mapping_args_init(&a);
+  a.num_groups = 1;
+  a.groups[0] = {dt.p, width, width, bs, out.p};
+  a.num_reqs = 2;
+  a.num_rows = rows;
+  a.idx_mapping = di.p;
+  a.query_start_loc = dq.p;
+  a.positions = dp.p;
+  a.num_tokens = 4;
+  a.num_tokens_padded = 6;
+  CHECK(kvref_slot_mapping(&a, nullptr) == KVREF_SUCCESS, "tail group launch");
+  CUDA_OK(cudaDeviceSynchronize());
+  const std::vector<int64_t> got = out.download();
+  const int64_t want[] = {(1000 + 3 * 32 + 31) * 16 + 15, -1, -1, (1000 + 2 * 32 + 1) * 16 + 4, -1, -1};
+  for (int i = 0; i < 6; ++i) CHECK(got[i] == want[i], "tail group token %d: %lld", i, (long long)got[i]);
+}
+
+// ------------------------------------------------------------------------------------------------
+// KV store
+struct KvShape {
+  int heads, head_size;
+  int extra_token, extra_head;  // source padding (non-contiguous key/value)
+  int src_offset;               // elements; 1 -> source not 16-byte aligned
+};
+
+void test_kv_store_random(std::mt19937_64& rng) {
+  const kvref_dtype src_dtypes[] = {KVREF_DTYPE_F16, KVREF_DTYPE_BF16, KVREF_DTYPE_F32};
+  const KvShape shapes[] = {{8, 128, 0, 0, 0}, {4, 80, 0, 0, 0}, {3, 7, 0, 0, 0},
+                            {2, 64, 96, 16, 0}, {8, 128, 256, 0, 1}, {1, 576, 0, 0, 0}};
+  const int block_sizes[] = {16, 1, 5};
+  int case_id = 0;
+  for (kvref_dtype sd : src_dtypes) {
+    for (int fp8 = 0; fp8 < 2; ++fp8) {
+      for (int layout = 0; layout < 2; ++layout) {
+        for (const KvShape& s : shapes) {
+          ++case_id;
+          const int es = kvref_dtype_size(sd);
+          const kvref_dtype cd = fp8 ? KVREF_DTYPE_FP8_E4M3 : sd;
+          const int ce = kvref_dtype_size(cd);
+          const int bs = block_sizes[case_id % 3];
+          const int64_t T = 1 + static_cast<int64_t>(rng() % 300);
+          const int64_t num_blocks = (T + bs - 1) / bs * 2 + 3;
+          const int64_t page_elems = static_cast<int64_t>(bs) * s.heads * s.head_size;
+          const int64_t block_stride = (case_id % 4 == 0) ? page_elems + 8 : 0;
+          const int64_t page_stride = block_stride ? block_stride : page_elems;
+          const int64_t cache_elems = num_blocks * page_stride;
+          const int64_t head_stride = s.head_size + s.extra_head;
+          const int64_t tok_stride = s.heads * head_stride + s.extra_token;
+          const int64_t src_elems = s.src_offset + T * tok_stride;
+          // Unique random slots, ~10% pad, a few past the end (skipped).
+          std::vector<int64_t> all(static_cast<size_t>(num_blocks * bs));
+          std::iota(all.begin(), all.end(), 0);
+          std::shuffle(all.begin(), all.end(), rng);
+          std::vector<int64_t> slots(all.begin(), all.begin() + T);
+          for (auto& v : slots) {
+            const uint64_t r = rng() % 20;
+            if (r == 0) v = -1;
+            if (r == 1) v = num_blocks * bs + static_cast<int64_t>(rng() % 100);
+          }
+          std::vector<uint8_t> key = random_bytes(rng, static_cast<size_t>(src_elems * es));
+          std::vector<uint8_t> value = random_bytes(rng, key.size());
+          std::vector<uint8_t> kc = random_bytes(rng, static_cast<size_t>(cache_elems * ce));
+          std::vector<uint8_t> vc = random_bytes(rng, kc.size());
+          const float scales[2] = {0.37f + static_cast<float>(case_id % 5), 1.5f};
+          DevBuf<uint8_t> dk(key), dv(value), dkc(kc), dvc(vc);
+          DevBuf<int64_t> ds(slots);
+          DevBuf<float> dsc(std::vector<float>(scales, scales + 2));
+          kvref_kv_store_args a;
+          kvref_kv_store_args_init(&a);
+          a.key_stride_token = a.value_stride_token = tok_stride;
+          a.key_stride_head = a.value_stride_head = head_stride;
+          a.layout = layout ? KVREF_LAYOUT_HND : KVREF_LAYOUT_NHD;
+          a.num_blocks = num_blocks;
+          a.block_size = bs;
+          a.num_heads = s.heads;
+          a.head_size = s.head_size;
+          a.cache_block_stride = block_stride;
+          a.num_tokens = T;
+          a.src_dtype = sd;
+          a.cache_dtype = cd;
+          kvref_kv_store_args c = a;
+          c.key = key.data() + s.src_offset * es;
+          c.value = value.data() + s.src_offset * es;
+          c.key_cache = kc.data();
+          c.value_cache = vc.data();
+          c.slot_mapping = slots.data();
+          c.k_scale = &scales[0];
+          c.v_scale = &scales[1];
+          a.key = dk.p + s.src_offset * es;
+          a.value = dv.p + s.src_offset * es;
+          a.key_cache = dkc.p;
+          a.value_cache = dvc.p;
+          a.slot_mapping = ds.p;
+          a.k_scale = dsc.p;
+          a.v_scale = dsc.p + 1;
+          CHECK(kvref_cpu_kv_store(&c) == KVREF_SUCCESS, "case %d cpu", case_id);
+          const kvref_status st = kvref_kv_store(&a, nullptr);
+          CHECK(st == KVREF_SUCCESS, "case %d: %s", case_id, kvref_status_string(st));
+          CUDA_OK(cudaDeviceSynchronize());
+          const std::vector<uint8_t> gk = dkc.download(), gv = dvc.download();
+          CHECK(gk == kc, "kv store case %d (src %d, fp8 %d, %s, H %d D %d bs %d) key cache differs",
+                case_id, sd, fp8, layout ? "HND" : "NHD", s.heads, s.head_size, bs);
+          CHECK(gv == vc, "kv store case %d value cache differs", case_id);
+        }
+      }
+    }
+  }
+}
+
+void test_record_store_random(std::mt19937_64& rng) {
+  const int64_t records[] = {656, 1152, 132, 7, 64};
+  const int64_t extras[] = {0, 256, 3};
+  int case_id = 0;
+  for (int64_t R : records) {
+    for (int64_t extra : extras) {
+      ++case_id;
+      const int page_size = (case_id % 2) ? 64 : 1;
+      const int64_t page_bytes = page_size * R + extra;
+      const int64_t T = 1 + static_cast<int64_t>(rng() % 400);
+      const int64_t num_pages = (T + page_size - 1) / page_size + 2;
+      const int64_t src_stride = R + (case_id % 3 == 0 ? 16 : 0);
+      std::vector<int64_t> all(static_cast<size_t>(num_pages * page_size));
+      std::iota(all.begin(), all.end(), 0);
+      std::shuffle(all.begin(), all.end(), rng);
+      std::vector<int64_t> slots(all.begin(), all.begin() + T);
+      for (auto& v : slots) {
+        if (rng() % 15 == 0) v = -1;
+      }
+      std::vector<uint8_t> src = random_bytes(rng, static_cast<size_t>(T * src_stride));
+      std::vector<uint8_t> cache = random_bytes(rng, static_cast<size_t>(num_pages * page_bytes));
+      DevBuf<uint8_t> dsrc(src), dcache(cache);
+      DevBuf<int64_t> ds(slots);
+      kvref_record_store_args a;
+      kvref_record_store_args_init(&a);
+      a.src_stride = src_stride;
+      a.record_bytes = R;
+      a.num_pages = num_pages;
+      a.page_size = page_size;
+      a.page_bytes = page_bytes;
+      a.num_tokens = T;
+      kvref_record_store_args c = a;
+      c.src = src.data();
+      c.cache = cache.data();
+      c.slot_mapping = slots.data();
+      a.src = dsrc.p;
+      a.cache = dcache.p;
+      a.slot_mapping = ds.p;
+      CHECK(kvref_cpu_record_store(&c) == KVREF_SUCCESS, "record case %d cpu", case_id);
+      const kvref_status st = kvref_record_store(&a, nullptr);
+      CHECK(st == KVREF_SUCCESS, "record case %d: %s", case_id, kvref_status_string(st));
+      CUDA_OK(cudaDeviceSynchronize());
+      CHECK(dcache.download() == cache, "record store case %d (R %lld, extra %lld) differs", case_id,
+            (long long)R, (long long)extra);
+    }
+  }
+}
+
+// ------------------------------------------------------------------------------------------------
+// Large caches: > 2^31 and > 2^32 elements, slots on both sides of the int32 crossing.
+__global__ void count_not_equal(const uint4* p, int64_t n16, uint32_t fill, unsigned long long* out) {
+  unsigned long long local = 0;
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n16;
+       i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    const uint4 v = p[i];
+    const uint32_t w[4] = {v.x, v.y, v.z, v.w};
+    for (int k = 0; k < 4; ++k)
+      for (int b = 0; b < 4; ++b) local += ((w[k] >> (8 * b)) & 0xffu) != (fill & 0xffu);
+  }
+  atomicAdd(out, local);
+}
+
+const uint8_t kFill = 0x5a;
+
+uint64_t count_changed(const uint8_t* dev, int64_t bytes) {
+  // bytes is padded to a multiple of 16 by the allocation
+  unsigned long long* d = nullptr;
+  CUDA_OK(cudaMalloc(&d, sizeof(*d)));
+  CUDA_OK(cudaMemset(d, 0, sizeof(*d)));
+  count_not_equal<<<132 * 8, 256>>>(reinterpret_cast<const uint4*>(dev), (bytes + 15) / 16,
+                                    0x5a5a5a5au, d);
+  CUDA_OK(cudaGetLastError());
+  unsigned long long h = 0;
+  CUDA_OK(cudaMemcpy(&h, d, sizeof(h), cudaMemcpyDeviceToHost));
+  cudaFree(d);
+  return h;
+}
+
+// Slots for a large test: the last slots, slots whose first element sits just before / after the
+// 2^31 and 2^32 element crossings, and random ones.
+std::vector<int64_t> crossing_slots(std::mt19937_64& rng, int64_t num_slots, int64_t elems_per_slot_row,
+                                    int count) {
+  std::vector<int64_t> s;
+  for (int64_t k = 1; k <= 4; ++k) s.push_back(num_slots - k);
+  for (int64_t cross : {INT64_C(1) << 31, INT64_C(1) << 32}) {
+    const int64_t c = cross / elems_per_slot_row;
+    for (int64_t d = -2; d <= 2; ++d) {
+      if (c + d >= 0 && c + d < num_slots) s.push_back(c + d);
+    }
+  }
+  while (static_cast<int>(s.size()) < count) s.push_back(static_cast<int64_t>(rng() % num_slots));
+  std::sort(s.begin(), s.end());
+  s.erase(std::unique(s.begin(), s.end()), s.end());
+  std::shuffle(s.begin(), s.end(), rng);
+  s.push_back(-1);  // a pad token
+  return s;
+}
+
+struct LargeCase {
+  const char* name;
+  kvref_dtype src, cache;
+  kvref_layout layout;
+  int heads, head_size, block_size;
+  int64_t target_elems;  // cache elements, 2^31 +- k or 2^32 +- k
+};
+
+void test_large_kv(std::mt19937_64& rng, uint8_t* kcache, uint8_t* vcache, int64_t capacity) {
+  const int64_t k31 = INT64_C(1) << 31, k32 = INT64_C(1) << 32;
+  const LargeCase cases[] = {
+      {"f16 NHD 2^31-16", KVREF_DTYPE_F16, KVREF_DTYPE_F16, KVREF_LAYOUT_NHD, 1, 16, 1, k31 - 16},
+      {"f16 NHD 2^31+16", KVREF_DTYPE_F16, KVREF_DTYPE_F16, KVREF_LAYOUT_NHD, 1, 16, 1, k31 + 16},
+      {"bf16 NHD 2^32-16", KVREF_DTYPE_BF16, KVREF_DTYPE_BF16, KVREF_LAYOUT_NHD, 1, 16, 1, k32 - 16},
+      {"bf16 NHD 2^32+16", KVREF_DTYPE_BF16, KVREF_DTYPE_BF16, KVREF_LAYOUT_NHD, 1, 16, 1, k32 + 16},
+      {"bf16 HND 2^32+2048", KVREF_DTYPE_BF16, KVREF_DTYPE_BF16, KVREF_LAYOUT_HND, 4, 32, 16, k32 + 2048},
+      {"f32 NHD 2^31+128 (8 GiB+)", KVREF_DTYPE_F32, KVREF_DTYPE_F32, KVREF_LAYOUT_NHD, 8, 128, 16,
+       k31 + 16384},
+      {"f16->fp8 NHD 2^32+64", KVREF_DTYPE_F16, KVREF_DTYPE_FP8_E4M3, KVREF_LAYOUT_NHD, 2, 32, 1, k32 + 64},
+      {"bf16->fp8 HND 2^32-4096", KVREF_DTYPE_BF16, KVREF_DTYPE_FP8_E4M3, KVREF_LAYOUT_HND, 8, 64, 8,
+       k32 - 4096},
+  };
+  for (const LargeCase& lc : cases) {
+    const int es = kvref_dtype_size(lc.src), ce = kvref_dtype_size(lc.cache);
+    const int64_t page_elems = static_cast<int64_t>(lc.block_size) * lc.heads * lc.head_size;
+    const int64_t num_blocks = lc.target_elems / page_elems;
+    const int64_t cache_elems = num_blocks * page_elems;
+    const int64_t cache_bytes = cache_elems * ce;
+    if (cache_bytes > capacity) {
+      CHECK(false, "large case %s needs %lld bytes, have %lld", lc.name, (long long)cache_bytes,
+            (long long)capacity);
+      continue;
+    }
+    CUDA_OK(cudaMemset(kcache, kFill, static_cast<size_t>(capacity)));
+    CUDA_OK(cudaMemset(vcache, kFill, static_cast<size_t>(capacity)));
+    const int64_t num_slots = num_blocks * lc.block_size;
+    // elements per slot row in the "first element of the slot" sense (NHD): H*D
+    const std::vector<int64_t> slots =
+        crossing_slots(rng, num_slots, static_cast<int64_t>(lc.heads) * lc.head_size, 48);
+    const int64_t T = static_cast<int64_t>(slots.size());
+    const int64_t row = static_cast<int64_t>(lc.heads) * lc.head_size;
+    std::vector<uint8_t> key = random_bytes(rng, static_cast<size_t>(T * row * es));
+    std::vector<uint8_t> value = random_bytes(rng, key.size());
+    if (lc.src == KVREF_DTYPE_F16 || lc.src == KVREF_DTYPE_BF16) {
+      // keep values finite and moderate so fp8 codes vary
+      for (size_t i = 1; i < key.size(); i += 2) {
+        key[i] = static_cast<uint8_t>(0x38 + (key[i] & 0x7) + (key[i] & 0x80));
+        value[i] = static_cast<uint8_t>(0x38 + (value[i] & 0x7) + (value[i] & 0x80));
+      }
+    }
+    DevBuf<uint8_t> dk(key), dv(value);
+    DevBuf<int64_t> ds(slots);
+    const float sc[2] = {0.5f, 2.0f};
+    DevBuf<float> dsc(std::vector<float>(sc, sc + 2));
+    kvref_kv_store_args a;
+    kvref_kv_store_args_init(&a);
+    a.key = dk.p;
+    a.value = dv.p;
+    a.key_stride_token = a.value_stride_token = row;
+    a.key_stride_head = a.value_stride_head = lc.head_size;
+    a.key_cache = kcache;
+    a.value_cache = vcache;
+    a.layout = lc.layout;
+    a.num_blocks = num_blocks;
+    a.block_size = lc.block_size;
+    a.num_heads = lc.heads;
+    a.head_size = lc.head_size;
+    a.slot_mapping = ds.p;
+    a.num_tokens = T;
+    a.src_dtype = lc.src;
+    a.cache_dtype = lc.cache;
+    a.k_scale = dsc.p;
+    a.v_scale = dsc.p + 1;
+    const kvref_status st = kvref_kv_store(&a, nullptr);
+    CHECK(st == KVREF_SUCCESS, "%s: %s", lc.name, kvref_status_string(st));
+    CUDA_OK(cudaDeviceSynchronize());
+    // Expected rows, from the CPU reference run on a one-page cache per token.
+    uint64_t expect_changed_k = 0, expect_changed_v = 0;
+    int64_t past_int32 = 0;
+    for (int64_t t = 0; t < T; ++t) {
+      if (slots[t] < 0) continue;
+      const int64_t page = slots[t] / lc.block_size, in_page = slots[t] % lc.block_size;
+      std::vector<uint8_t> pk(static_cast<size_t>(page_elems * ce), kFill), pv(pk);
+      const int64_t one = in_page;
+      kvref_kv_store_args c = a;
+      c.key = key.data() + t * row * es;
+      c.value = value.data() + t * row * es;
+      c.key_cache = pk.data();
+      c.value_cache = pv.data();
+      c.num_blocks = 1;
+      c.slot_mapping = &one;
+      c.num_tokens = 1;
+      c.k_scale = &sc[0];
+      c.v_scale = &sc[1];
+      CHECK(kvref_cpu_kv_store(&c) == KVREF_SUCCESS, "%s cpu", lc.name);
+      std::vector<uint8_t> gk(pk.size()), gv(pv.size());
+      const int64_t off = page * page_elems * ce;
+      if (off >= (INT64_C(1) << 31)) ++past_int32;
+      CUDA_OK(cudaMemcpy(gk.data(), kcache + off, gk.size(), cudaMemcpyDeviceToHost));
+      CUDA_OK(cudaMemcpy(gv.data(), vcache + off, gv.size(), cudaMemcpyDeviceToHost));
+      CHECK(gk == pk, "%s: token %lld slot %lld key page differs", lc.name, (long long)t, (long long)slots[t]);
+      CHECK(gv == pv, "%s: token %lld slot %lld value page differs", lc.name, (long long)t, (long long)slots[t]);
+      for (size_t i = 0; i < pk.size(); ++i) {
+        expect_changed_k += pk[i] != kFill;
+        expect_changed_v += pv[i] != kFill;
+      }
+    }
+    CHECK(past_int32 > 0, "%s: no slot past the int32 crossing", lc.name);
+    if (!g_memcheck) {
+      // No stray writes anywhere in the whole cache (a wrapped offset lands inside it).
+      CHECK(count_changed(kcache, capacity) == expect_changed_k, "%s: stray key-cache writes", lc.name);
+      CHECK(count_changed(vcache, capacity) == expect_changed_v, "%s: stray value-cache writes", lc.name);
+    }
+    printf("  large kv store %-28s cache %lld elements (%.2f GiB), %lld tokens: done\n", lc.name,
+           (long long)cache_elems, cache_bytes / 1073741824.0, (long long)T);
+  }
+}
+
+void test_large_record(std::mt19937_64& rng, uint8_t* cache, int64_t capacity) {
+  const int64_t R = 656, page_size = 64, page_bytes = page_size * R + 128;
+  for (int64_t target : {(INT64_C(1) << 31) + 4096, (INT64_C(1) << 32) + 65536}) {
+    const int64_t num_pages = target / page_bytes + 1;
+    const int64_t bytes = num_pages * page_bytes;
+    if (bytes > capacity) {
+      CHECK(false, "record capacity");
+      continue;
+    }
+    CUDA_OK(cudaMemset(cache, kFill, static_cast<size_t>(capacity)));
+    const std::vector<int64_t> slots = crossing_slots(rng, num_pages * page_size, R, 40);
+    const int64_t T = static_cast<int64_t>(slots.size());
+    std::vector<uint8_t> src = random_bytes(rng, static_cast<size_t>(T * R));
+    for (auto& b : src)
+      if (b == kFill) b = 0x11;
+    DevBuf<uint8_t> dsrc(src);
+    DevBuf<int64_t> ds(slots);
+    kvref_record_store_args a;
+    kvref_record_store_args_init(&a);
+    a.src = dsrc.p;
+    a.src_stride = R;
+    a.record_bytes = R;
+    a.cache = cache;
+    a.num_pages = num_pages;
+    a.page_size = static_cast<int32_t>(page_size);
+    a.page_bytes = page_bytes;
+    a.slot_mapping = ds.p;
+    a.num_tokens = T;
+    CHECK(kvref_record_store(&a, nullptr) == KVREF_SUCCESS, "large record");
+    CUDA_OK(cudaDeviceSynchronize());
+    uint64_t written = 0;
+    for (int64_t t = 0; t < T; ++t) {
+      if (slots[t] < 0) continue;
+      written += R;
+      const int64_t off = (slots[t] / page_size) * page_bytes + (slots[t] % page_size) * R;
+      std::vector<uint8_t> got(static_cast<size_t>(R));
+      CUDA_OK(cudaMemcpy(got.data(), cache + off, R, cudaMemcpyDeviceToHost));
+      CHECK(memcmp(got.data(), src.data() + t * R, R) == 0, "large record slot %lld", (long long)slots[t]);
+    }
+    if (!g_memcheck) CHECK(count_changed(cache, capacity) == written, "large record: stray writes");
+    printf("  large record store %.2f GiB cache (%lld bytes), %lld tokens: done\n", bytes / 1073741824.0,
+           (long long)bytes, (long long)T);
+  }
+}
+
+void test_large_slot_mapping() {
+  // Block ids near INT32_MAX with block size 256: slots up to ~2^39.
+  std::vector<int32_t> table = {INT32_MAX - 1, 8388607, 8388608, 16777216};
+  std::vector<int32_t> idx = {0}, qsl = {0, 4};
+  std::vector<int64_t> pos = {3, 256, 512 + 255, 768};
+  DevBuf<int32_t> dt(table), di(idx), dq(qsl);
+  DevBuf<int64_t> dp(pos), out(4);
+  kvref_slot_mapping_args a;
+  kvref_slot_mapping_args_init(&a);
+  a.num_groups = 1;
+  a.groups[0] = {dt.p, 4, 4, 256, out.p};
+  a.num_reqs = 1;
+  a.num_rows = 1;
+  a.idx_mapping = di.p;
+  a.query_start_loc = dq.p;
+  a.positions = dp.p;
+  a.num_tokens = a.num_tokens_padded = 4;
+  CHECK(kvref_slot_mapping(&a, nullptr) == KVREF_SUCCESS, "large slot mapping");
+  CUDA_OK(cudaDeviceSynchronize());
+  const std::vector<int64_t> got = out.download();
+  CHECK(got[0] == static_cast<int64_t>(INT32_MAX - 1) * 256 + 3, "large slot 0 %lld", (long long)got[0]);
+  CHECK(got[1] == INT64_C(8388607) * 256, "large slot 1 %lld", (long long)got[1]);
+  CHECK(got[2] == INT64_C(8388608) * 256 + 255, "large slot 2 (2^31 + 255) %lld", (long long)got[2]);
+  CHECK(got[3] == INT64_C(16777216) * 256, "large slot 3 (2^32) %lld", (long long)got[3]);
+}
+
+void test_errors_do_not_launch() {
+  kvref_kv_store_args a;
+  kvref_kv_store_args_init(&a);
+  CHECK(kvref_kv_store(&a, nullptr) == KVREF_ERROR_NULL_POINTER, "null kv store");
+  kvref_slot_mapping_args s;
+  kvref_slot_mapping_args_init(&s);
+  CHECK(kvref_slot_mapping(&s, nullptr) == KVREF_ERROR_INVALID_VALUE, "0 groups");
+  CHECK(cudaDeviceSynchronize() == cudaSuccess, "device still healthy");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  bool large = true;
+  uint64_t seed = 20261129;
+  for (int i = 1; i < argc; ++i) {
+    if (!strcmp(argv[i], "--memcheck")) g_memcheck = true;
+    else if (!strcmp(argv[i], "--no-large")) large = false;
+    else if (!strcmp(argv[i], "--seed") && i + 1 < argc) seed = strtoull(argv[++i], nullptr, 10);
+  }
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
+    printf("SKIP: no CUDA device (kvref_gpu_tests needs a GPU)\n");
+    return 77;
+  }
+  cudaDeviceProp prop;
+  CUDA_OK(cudaGetDeviceProperties(&prop, 0));
+  printf("kvref_gpu_tests on %s (backend %s), seed %llu%s\n", prop.name, kvref_backend(),
+         (unsigned long long)seed, g_memcheck ? ", memcheck mode" : "");
+  std::mt19937_64 rng(seed);
+
+  struct Section { const char* name; long before; };
+  auto section = [&](const char* name, auto fn) {
+    const long c0 = g_checks, f0 = g_failures;
+    fn();
+    printf("[%s] %-28s %ld checks, %ld failed\n", g_failures == f0 ? "PASS" : "FAIL", name,
+           g_checks - c0, g_failures - f0);
+    fflush(stdout);
+  };
+  section("errors", [&] { test_errors_do_not_launch(); });
+  section("slot mapping random", [&] { test_slot_mapping_random(rng, g_memcheck ? 60 : 300); });
+  section("slot mapping tail group", [&] { test_slot_mapping_tail_group(); });
+  section("slot mapping 64-bit slots", [&] { test_large_slot_mapping(); });
+  section("kv store random", [&] { test_kv_store_random(rng); });
+  section("record store random", [&] { test_record_store_random(rng); });
+  if (large) {
+    const int64_t capacity = ((INT64_C(1) << 33) + (INT64_C(1) << 20));  // 8 GiB + 1 MiB each
+    uint8_t* k = nullptr;
+    uint8_t* v = nullptr;
+    CUDA_OK(cudaMalloc(&k, static_cast<size_t>(capacity)));
+    CUDA_OK(cudaMalloc(&v, static_cast<size_t>(capacity)));
+    section("large kv store", [&] { test_large_kv(rng, k, v, capacity); });
+    section("large record store", [&] { test_large_record(rng, k, capacity); });
+    cudaFree(k);
+    cudaFree(v);
+  }
+  printf("kvref_gpu_tests: %ld checks, %ld failed -> %s\n", g_checks, g_failures,
+         g_failures ? "FAIL" : "PASS");
+  return g_failures ? 1 : 0;
+}
