@@ -224,24 +224,28 @@ struct NarrowedIndexOverflow::Walk {
   }
 
   void report(const Node *N, const Node *Index, const Node *Stride) {
+    (void)Stride;
+    const Node *Leaf = leftmostFactor(Index);
     const Fact &FI = M.of(Index);
+    // Name the leaf when it is the index itself (page in page * a * b);
+    // otherwise the whole index factor (4 * page).
+    const Node *Named = R.isIndex(M.of(Leaf)) ? Leaf : Index;
     Finding Fd;
     Fd.Code = R.code();
     Fd.Check = R.check();
     Fd.Range = N->Range;
-    std::string Origin = originName(FI.O);
-    if (FI.O == kvlint::Origin::Param)
-      Origin = "a 32-bit parameter";
-    std::string Bits = N->Ty.Signed ? "2^31" : "2^32";
-    const Node *Leaf = leftmostFactor(Index);
-    std::string What = quote(Index);
-    if (Leaf != Index)
-      What += " (from " + quote(Leaf) + ")";
-    Fd.Message = "index " + What + " (" + Origin + ") is multiplied by " + quote(Stride) +
-                 " in " + std::to_string(N->Ty.Bits) + "-bit " +
-                 (N->Ty.Signed ? "signed" : "unsigned") +
-                 " arithmetic and used as a memory offset; the product wraps past " + Bits +
-                 "; widen the index to 64 bits before it multiplies";
+    std::string Why;
+    switch (FI.O) {
+    case kvlint::Origin::Loaded: Why = "is loaded from memory"; break;
+    case kvlint::Origin::Narrowed: Why = "is narrowed to 32 bits"; break;
+    case kvlint::Origin::Param: Why = "is a 32-bit parameter"; break;
+    case kvlint::Origin::Launch: Why = "is a launch index"; break;
+    default: Why = "is not bounded"; break;
+    }
+    Fd.Message = std::to_string(N->Ty.Bits) + "-bit " + (N->Ty.Signed ? "signed" : "unsigned") +
+                 " product " + quote(N) + " is used as a memory offset and wraps past " +
+                 (N->Ty.Signed ? "2^31" : "2^32") + ": index " + quote(Named) + " " + Why +
+                 "; widen it to 64 bits before it multiplies";
     if (!widenFix(F.Lang, Leaf, Fd.Fixes))
       Fd.Notes.push_back({Leaf->Range, "the index is spelled inside a macro; widen it there"});
     Out.push_back(std::move(Fd));

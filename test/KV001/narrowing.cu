@@ -1,0 +1,73 @@
+// KV001 facet: values narrowed from 64 bits to 32 by a cast, an assignment or
+// a function parameter are unbounded indices.
+// RUN: %if kvlint %{ not %kvlint %s | FileCheck %s --implicit-check-not=warning: %}
+// RUN: %if tidy %{ %tidy %s -- %cuda-flags | FileCheck %s --implicit-check-not=warning: %}
+#include <cstdint>
+
+// Positive: narrowed by an explicit cast.
+__global__ void narrow_cast(float *cache, const int64_t *slot_mapping, int head_size) {
+  int slot = (int)slot_mapping[blockIdx.x];
+  // CHECK: narrowing.cu:[[@LINE+1]]:9: warning: 32-bit signed product 'slot * head_size' is used as a memory offset and wraps past 2^31: index 'slot' is narrowed to 32 bits; widen it to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+  cache[slot * head_size + threadIdx.x] = 0.f;
+}
+
+// Positive: narrowed by a static_cast inside the expression.
+__global__ void narrow_static_cast(float *cache, const int64_t *slot_mapping, int head_size) {
+  // CHECK: narrowing.cu:[[@LINE+1]]:9: warning: 32-bit signed product 'static_cast<int>(slot_mapping[blockIdx.x]) * head_size' is used as a memory offset and wraps past 2^31: index 'static_cast<int>(slot_mapping[blockIdx.x])' is narrowed to 32 bits; widen it to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+  cache[static_cast<int>(slot_mapping[blockIdx.x]) * head_size] = 0.f;
+}
+
+// Positive: narrowed by assignment to an int.
+__global__ void narrow_assign(float *cache, const int64_t *slot_mapping, int head_size) {
+  int slot;
+  slot = slot_mapping[blockIdx.x];
+  // CHECK: narrowing.cu:[[@LINE+1]]:9: warning: 32-bit signed product 'slot * head_size' is used as a memory offset and wraps past 2^31: index 'slot' is narrowed to 32 bits; widen it to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+  cache[slot * head_size] = 0.f;
+}
+
+// Positive: narrowed by a 32-bit parameter of a device helper.
+__device__ void store_one(float *cache, int slot, int head_size) {
+  // CHECK: narrowing.cu:[[@LINE+1]]:9: warning: 32-bit signed product 'slot * head_size' is used as a memory offset and wraps past 2^31: index 'slot' is a 32-bit parameter; widen it to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+  cache[slot * head_size] = 0.f;
+}
+__global__ void narrow_param(float *cache, const int64_t *slot_mapping, int head_size) {
+  store_one(cache, slot_mapping[blockIdx.x], head_size);
+}
+
+// Positive: a page computed from a narrowed slot.
+__global__ void narrow_then_divide(float *cache, const int64_t *slot_mapping, int block_size,
+                                   int page_stride) {
+  int slot = slot_mapping[blockIdx.x];
+  int page = slot / block_size;
+  // CHECK: narrowing.cu:[[@LINE+1]]:9: warning: 32-bit signed product 'page * page_stride' is used as a memory offset and wraps past 2^31: index 'page' is narrowed to 32 bits; widen it to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+  cache[page * page_stride] = 0.f;
+}
+
+// Negative: the slot kept in 64 bits.
+__global__ void no_narrow(float *cache, const int64_t *slot_mapping, int head_size) {
+  int64_t slot = slot_mapping[blockIdx.x];
+  cache[slot * head_size + threadIdx.x] = 0.f;
+}
+
+// Negative: narrowed, but only its in-page part multiplies.
+__global__ void narrow_in_page(float *cache, const int64_t *slot_mapping, int block_size,
+                               int head_size) {
+  int64_t slot = slot_mapping[blockIdx.x];
+  int64_t block = slot / block_size;
+  int offset = slot % block_size;
+  cache[block * block_size * head_size + offset * head_size] = 0.f;
+}
+
+// Negative: narrowed to 32 bits, then widened again before the multiply.
+__global__ void narrow_rewiden(float *cache, const int64_t *slot_mapping, int head_size) {
+  int slot = slot_mapping[blockIdx.x];
+  cache[(int64_t)slot * head_size] = 0.f;
+}
+
+// Negative: a helper taking int64_t receives the slot unnarrowed.
+__device__ void store_wide(float *cache, int64_t slot, int head_size) {
+  cache[slot * head_size] = 0.f;
+}
+__global__ void wide_param(float *cache, const int64_t *slot_mapping, int head_size) {
+  store_wide(cache, slot_mapping[blockIdx.x], head_size);
+}

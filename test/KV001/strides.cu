@@ -1,0 +1,93 @@
+// KV001 facet: the kinds of stride an int32 index meets. Each positive has a
+// negative twin below it that a kernel engineer would leave alone.
+// RUN: %if kvlint %{ not %kvlint %s | FileCheck %s --implicit-check-not=warning: %}
+// RUN: %if tidy %{ %tidy %s -- %cuda-flags | FileCheck %s --implicit-check-not=warning: %}
+#include <cstdint>
+
+constexpr int kBytesPerPage = 74880;  // the DeepSeek MLA incident's stride
+#define PAGE_STRIDE 74880
+
+struct CacheParams {
+  int page_stride;
+  int64_t page_stride64;
+};
+
+// Positive: constexpr stride.
+__global__ void store_constexpr(uint16_t *cache, const int *page_table) {
+  int page = page_table[blockIdx.x];
+  // CHECK: strides.cu:[[@LINE+1]]:9: warning: 32-bit signed product 'page * kBytesPerPage' is used as a memory offset and wraps past 2^31: index 'page' is loaded from memory; widen it to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+  cache[page * kBytesPerPage + threadIdx.x] = 0;
+}
+
+// Negative: the same kernel with the index widened first.
+__global__ void store_constexpr_fixed(uint16_t *cache, const int *page_table) {
+  int page = page_table[blockIdx.x];
+  cache[static_cast<int64_t>(page) * kBytesPerPage + threadIdx.x] = 0;
+}
+
+// Positive: literal stride from a macro.
+__global__ void store_macro(uint16_t *cache, const int *page_table) {
+  int page = page_table[blockIdx.x];
+  // CHECK: strides.cu:[[@LINE+1]]:9: warning: 32-bit signed product 'page * PAGE_STRIDE' is used as a memory offset and wraps past 2^31: index 'page' is loaded from memory; widen it to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+  cache[page * PAGE_STRIDE] = 0;
+}
+
+// Negative: 64-bit literal suffix promotes the product.
+__global__ void store_macro_ll(uint16_t *cache, const int *page_table) {
+  int page = page_table[blockIdx.x];
+  cache[page * 74880ll] = 0;
+}
+
+// Positive: runtime stride parameter.
+__global__ void store_param(float *cache, const int *page_table, int page_stride) {
+  int page = page_table[blockIdx.x];
+  // CHECK: strides.cu:[[@LINE+1]]:9: warning: 32-bit signed product 'page * page_stride' is used as a memory offset and wraps past 2^31: index 'page' is loaded from memory; widen it to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+  cache[page * page_stride + threadIdx.x] = 0.f;
+}
+
+// Negative: an int64_t stride promotes the int32 index (the CUDA twin of the
+// incident was safe for exactly this reason).
+__global__ void store_param64(float *cache, const int *page_table, int64_t page_stride) {
+  int page = page_table[blockIdx.x];
+  cache[page * page_stride + threadIdx.x] = 0.f;
+}
+
+// Positive: stride read from a struct of parameters.
+__global__ void store_member(float *cache, const int *page_table, CacheParams p) {
+  int page = page_table[blockIdx.x];
+  // CHECK: strides.cu:[[@LINE+1]]:9: warning: 32-bit signed product 'page * p.page_stride' is used as a memory offset and wraps past 2^31: index 'page' is loaded from memory; widen it to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+  cache[page * p.page_stride] = 0.f;
+}
+
+// Negative: the struct's 64-bit stride.
+__global__ void store_member64(float *cache, const int *page_table, CacheParams p) {
+  int page = page_table[blockIdx.x];
+  cache[page * p.page_stride64] = 0.f;
+}
+
+// Positive: template (compile-time) stride.
+template <int kPageSize, int kHeadDim>
+__global__ void store_template(float *cache, const int *page_table) {
+  int page = page_table[blockIdx.x];
+  // CHECK: strides.cu:[[@LINE+1]]:9: warning: 32-bit signed product 'page * kPageSize * kHeadDim' is used as a memory offset and wraps past 2^31: index 'page' is loaded from memory; widen it to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+  cache[page * kPageSize * kHeadDim + threadIdx.x] = 0.f;
+}
+
+// Negative: the product of two strides is no index.
+template <int kPageSize, int kHeadDim>
+__global__ void stride_product(float *cache, int64_t page) {
+  cache[page * (kPageSize * kHeadDim)] = 0.f;
+}
+
+// Positive: a shift by log2(page size) is a multiply.
+__global__ void store_shift(float *cache, const int *page_table, int log2_stride) {
+  int page = page_table[blockIdx.x];
+  // CHECK: strides.cu:[[@LINE+1]]:9: warning: 32-bit signed product 'page << log2_stride' is used as a memory offset and wraps past 2^31: index 'page' is loaded from memory; widen it to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+  cache[page << log2_stride] = 0.f;
+}
+
+// Negative: a trivial factor is no stride.
+__global__ void times_one(float *out, const int *idx) {
+  int i = idx[blockIdx.x];
+  out[i * 1] = 0.f;
+}
