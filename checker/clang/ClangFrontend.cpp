@@ -33,6 +33,31 @@ bool endsWith(const std::string &S, const char *Suffix) {
   return S.size() >= N && S.compare(S.size() - N, N, Suffix) == 0;
 }
 
+/// Hides the vendor toolkits' own headers (CUDA, ROCm/HIP) from the parse:
+/// clang 19 cannot parse CUDA 13's, and HIP's clash with the prelude. Their
+/// includes are then skipped like any other missing header.
+class HideToolkits : public llvm::vfs::ProxyFileSystem {
+public:
+  using ProxyFileSystem::ProxyFileSystem;
+  static bool hidden(const llvm::Twine &P) {
+    std::string S = P.str();
+    return S.find("/include/hip/") != std::string::npos ||
+           S.find("/opt/rocm") != std::string::npos ||
+           S.find("/usr/local/cuda") != std::string::npos ||
+           S.find("/include/cuda_runtime") != std::string::npos;
+  }
+  llvm::ErrorOr<llvm::vfs::Status> status(const llvm::Twine &P) override {
+    if (hidden(P))
+      return std::make_error_code(std::errc::no_such_file_or_directory);
+    return ProxyFileSystem::status(P);
+  }
+  llvm::ErrorOr<std::unique_ptr<llvm::vfs::File>> openFileForRead(const llvm::Twine &P) override {
+    if (hidden(P))
+      return std::make_error_code(std::errc::no_such_file_or_directory);
+    return ProxyFileSystem::openFileForRead(P);
+  }
+};
+
 /// Missing headers are skipped (LLVM 19 then goes on as if the include was
 /// not there) and remembered, so the rest of the file is still analysed.
 class SkipMissing : public PPCallbacks {
@@ -163,7 +188,8 @@ LoweredFile lowerClangFile(const ClangInput &In) {
   bool AnyRan = false;
   for (int Pass = 0; Pass < (In.HostPass ? 2 : 1); ++Pass) {
     auto Overlay =
-        llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(llvm::vfs::getRealFileSystem());
+        llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(
+            llvm::makeIntrusiveRefCnt<HideToolkits>(llvm::vfs::getRealFileSystem()));
     auto Mem = llvm::makeIntrusiveRefCnt<llvm::vfs::InMemoryFileSystem>();
     Mem->addFile("/kvlint-prelude/cuda.h", 0, llvm::MemoryBuffer::getMemBuffer(CudaPrelude));
     Mem->addFile("/kvlint-prelude/hip.h", 0, llvm::MemoryBuffer::getMemBuffer(HipPrelude));

@@ -22,6 +22,12 @@
 #define __align__(n) __attribute__((aligned(n)))
 #define __grid_constant__
 #define __HIPCC__ 1
+/* The installed HIP headers (if any) would clash with these declarations:
+ * mark the common ones as already included. */
+#define HIP_INCLUDE_HIP_HIP_RUNTIME_H
+#define HIP_INCLUDE_HIP_HIP_RUNTIME_API_H
+#define HIP_INCLUDE_HIP_HIP_FP16_H
+#define HIP_INCLUDE_HIP_HIP_BF16_H
 #define __HIP__ 1
 
 struct __kvlint_uint3 { unsigned int x, y, z; };

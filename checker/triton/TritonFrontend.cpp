@@ -276,7 +276,29 @@ private:
     Node *N = F.make(K, T);
     N->Ops.assign(Ops.begin(), Ops.end());
     N->Range = rng(At);
+    N->Text = shortText(At);
     return N;
+  }
+
+  /// Source text for messages: whitespace collapsed, at most 80 characters.
+  std::string shortText(TSNode At) const {
+    if (ts_node_is_null(At)) return "";
+    uint32_t B = ts_node_start_byte(At), E = ts_node_end_byte(At);
+    if (E > M.Src.size() || E < B) return "";
+    std::string S;
+    bool Space = false;
+    for (uint32_t I = B; I < E && S.size() <= 80; ++I) {
+      char C = M.Src[I];
+      if (C == '\n' || C == '\t' || C == ' ' || C == '\r' || C == '\\') {
+        Space = !S.empty();
+        continue;
+      }
+      if (Space) S += ' ';
+      Space = false;
+      S += C;
+    }
+    if (S.size() > 80) S = S.substr(0, 77) + "...";
+    return S;
   }
   Node *unknown(TSNode At, const std::string &Name = "") {
     Node *N = mk(Kind::Unknown, IntTy::unknown(), At);

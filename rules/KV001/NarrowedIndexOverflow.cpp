@@ -17,8 +17,11 @@ std::vector<OptionSpec> NarrowedIndexOverflow::options() const {
        "stride|size|dim|width|bytes|pitch|elems|numel|count|^num|^n_|len$|heads|hidden|^ld",
        "ECMAScript regex (case-insensitive) of parameter and member names that are strides or "
        "sizes, never indices; ALL_CAPS names are constants and count as strides too"},
-      {"IndexParameters", "true",
-       "treat 32-bit parameters whose names are not strides as unbounded indices"},
+      {"IndexPattern",
+       "page|block|blk|slot|token|tok|seq|req|batch|loc|pos|row|idx|index|offset|entry|id$",
+       "ECMAScript regex (case-insensitive): a 32-bit parameter or member whose name matches "
+       "(and is not a stride) is an unbounded index; values loaded from memory or narrowed are "
+       "indices whatever their name"},
       {"LaunchIndexTier", "false",
        "also report launch-index products (blockIdx.x * stride, tl.program_id(0) * stride)"},
       {"MinConstantStride", "2", "a constant factor below this is not a stride"},
@@ -40,7 +43,7 @@ void NarrowedIndexOverflow::configure(const Options &O) {
   std::string Safe = opt(O, "SafeHelpers");
   HasSafe = !Safe.empty();
   SafeRe = Re(HasSafe ? Safe : "$^");
-  IndexParams = optBool(O, "IndexParameters");
+  IndexRe = Re(opt(O, "IndexPattern"));
   LaunchTier = optBool(O, "LaunchIndexTier");
   MinConstantStride = optInt(O, "MinConstantStride");
 }
@@ -72,7 +75,7 @@ bool NarrowedIndexOverflow::isIndex(const Fact &F) const {
   case Origin::Narrowed:
     return true;
   case Origin::Param:
-    return IndexParams && !strideName(F.Name);
+    return !strideName(F.Name) && std::regex_search(F.Name, IndexRe);
   default:
     return false;
   }

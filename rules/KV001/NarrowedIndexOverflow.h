@@ -30,9 +30,8 @@ private:
   bool isStride(const Fact &F) const;
   bool strideName(const std::string &Name) const;
 
-  std::regex StrideRe, SafeRe;
+  std::regex StrideRe, IndexRe, SafeRe;
   bool HasSafe = false;
-  bool IndexParams = true;
   bool LaunchTier = false;
   int64_t MinConstantStride = 2;
 };

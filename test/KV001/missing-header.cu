@@ -1,0 +1,26 @@
+// KV001 facet: a missing header (torch, a sibling header) never stops the
+// analysis of the rest of the file and is no finding; -v names it once.
+// RUN: %if kvlint %{ not %kvlint %s 2>%t.err | FileCheck %s --implicit-check-not=warning: %}
+// RUN: %if kvlint %{ FileCheck %s --check-prefix=QUIET < %t.err %}
+// RUN: %if kvlint %{ not %kvlint -v %s 2>&1 >/dev/null | FileCheck %s --check-prefix=VERBOSE %}
+#include <torch/all.h>
+#include <ATen/cuda/CUDAContext.h>
+#include "sibling_header_that_is_not_here.cuh"
+#include <cstdint>
+
+// QUIET: kvlint: {{[0-9]+}} note(s) about missing headers
+// VERBOSE: note: {{.*}}missing-header.cu: headers not found, analysed without them: ATen/cuda/CUDAContext.h sibling_header_that_is_not_here.cuh torch/all.h
+// VERBOSE-NOT: headers not found
+
+// Positive: still found after three missing includes.
+__global__ void after_missing(float *cache, const int *block_table, int page_stride) {
+  int page = block_table[blockIdx.x];
+  // CHECK: missing-header.cu:[[@LINE+1]]:9: warning: 32-bit signed product 'page * page_stride' is used as a memory offset and wraps past 2^31: index 'page' is loaded from memory; widen it to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+  cache[page * page_stride] = 0.f;
+}
+
+// Negative: a launcher that uses torch types does not parse; it is skipped.
+void launcher(torch::Tensor &cache, torch::Tensor &block_table) {
+  int stride = cache.stride(0);
+  after_missing<<<1, 1>>>(cache.data_ptr<float>(), block_table.data_ptr<int>(), stride);
+}
