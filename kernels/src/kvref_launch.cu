@@ -10,11 +10,30 @@
 typedef hipStream_t gpu_stream_t;
 #define KVREF_GET_LAST_ERROR hipGetLastError
 #define KVREF_GPU_SUCCESS hipSuccess
-#else
+#elif defined(KVREF_CUDA)
 #include <cuda_runtime.h>
 typedef cudaStream_t gpu_stream_t;
 #define KVREF_GET_LAST_ERROR cudaGetLastError
 #define KVREF_GPU_SUCCESS cudaSuccess
+#elif defined(KVREF_EMULATE)
+// Host emulation (test/emulation_tests.cpp): the same entry points run the kernels on the CPU.
+typedef void* gpu_stream_t;
+struct dim3 {
+  unsigned int x, y, z;
+  dim3(unsigned int x_ = 1, unsigned int y_ = 1, unsigned int z_ = 1) : x(x_), y(y_), z(z_) {}
+};
+#define KVREF_GET_LAST_ERROR() 0
+#define KVREF_GPU_SUCCESS 0
+#else
+#error "kvref_launch.cu is compiled as CUDA, as HIP, or with KVREF_EMULATE"
+#endif
+
+#if defined(KVREF_EMULATE) && !defined(KVREF_CUDA) && !defined(KVREF_HIP)
+#define KVREF_LAUNCH(kernel, grid, block, stream, ...) \
+  ((void)(stream), kvref::emu::launch((grid).x, (grid).y, (block).x, kernel, __VA_ARGS__))
+#else
+#define KVREF_LAUNCH(kernel, grid, block, stream, ...) \
+  kernel<<<(grid), (block), 0, (stream)>>>(__VA_ARGS__)
 #endif
 
 #include "kvref/kv_store.cuh"
@@ -41,26 +60,35 @@ kvref_status launch_store(const kvref::StorePlan& plan, kvref_stream_t stream) {
   const ScatterParams& p = plan.params;
   if (!plan.fp8) {
     switch (plan.vector_bytes) {
-      case 16: scatter_copy_kernel<Vec16><<<grid, block, 0, s>>>(p); break;
-      case 8: scatter_copy_kernel<Vec8><<<grid, block, 0, s>>>(p); break;
-      case 4: scatter_copy_kernel<uint32_t><<<grid, block, 0, s>>>(p); break;
-      case 2: scatter_copy_kernel<uint16_t><<<grid, block, 0, s>>>(p); break;
-      default: scatter_copy_kernel<uint8_t><<<grid, block, 0, s>>>(p); break;
+      case 16: KVREF_LAUNCH(scatter_copy_kernel<Vec16>, grid, block, s, p); break;
+      case 8: KVREF_LAUNCH(scatter_copy_kernel<Vec8>, grid, block, s, p); break;
+      case 4: KVREF_LAUNCH(scatter_copy_kernel<uint32_t>, grid, block, s, p); break;
+      case 2: KVREF_LAUNCH(scatter_copy_kernel<uint16_t>, grid, block, s, p); break;
+      default: KVREF_LAUNCH(scatter_copy_kernel<uint8_t>, grid, block, s, p); break;
     }
   } else {
     const bool vec = plan.vector_bytes == 8;
     switch (plan.src_dtype) {
       case KVREF_DTYPE_F16:
-        if (vec) scatter_fp8_kernel<KVREF_DTYPE_F16, 8><<<grid, block, 0, s>>>(p);
-        else scatter_fp8_kernel<KVREF_DTYPE_F16, 1><<<grid, block, 0, s>>>(p);
+        if (vec) {
+          KVREF_LAUNCH((scatter_fp8_kernel<KVREF_DTYPE_F16, 8>), grid, block, s, p);
+        } else {
+          KVREF_LAUNCH((scatter_fp8_kernel<KVREF_DTYPE_F16, 1>), grid, block, s, p);
+        }
         break;
       case KVREF_DTYPE_BF16:
-        if (vec) scatter_fp8_kernel<KVREF_DTYPE_BF16, 8><<<grid, block, 0, s>>>(p);
-        else scatter_fp8_kernel<KVREF_DTYPE_BF16, 1><<<grid, block, 0, s>>>(p);
+        if (vec) {
+          KVREF_LAUNCH((scatter_fp8_kernel<KVREF_DTYPE_BF16, 8>), grid, block, s, p);
+        } else {
+          KVREF_LAUNCH((scatter_fp8_kernel<KVREF_DTYPE_BF16, 1>), grid, block, s, p);
+        }
         break;
       default:
-        if (vec) scatter_fp8_kernel<KVREF_DTYPE_F32, 8><<<grid, block, 0, s>>>(p);
-        else scatter_fp8_kernel<KVREF_DTYPE_F32, 1><<<grid, block, 0, s>>>(p);
+        if (vec) {
+          KVREF_LAUNCH((scatter_fp8_kernel<KVREF_DTYPE_F32, 8>), grid, block, s, p);
+        } else {
+          KVREF_LAUNCH((scatter_fp8_kernel<KVREF_DTYPE_F32, 1>), grid, block, s, p);
+        }
         break;
     }
   }
@@ -74,8 +102,10 @@ extern "C" {
 const char* kvref_backend(void) {
 #if defined(KVREF_HIP)
   return "hip";
-#else
+#elif defined(KVREF_CUDA)
   return "cuda";
+#else
+  return "emulated";
 #endif
 }
 
@@ -85,8 +115,8 @@ kvref_status kvref_slot_mapping(const kvref_slot_mapping_args* args, kvref_strea
   if (args->num_tokens_padded == 0) return KVREF_SUCCESS;
   const dim3 grid(blocks_for(args->num_tokens_padded, kvref::kSlotMappingThreads),
                   static_cast<unsigned int>(args->num_groups));
-  kvref::slot_mapping_kernel<<<grid, dim3(kvref::kSlotMappingThreads), 0,
-                               static_cast<gpu_stream_t>(stream)>>>(*args);
+  KVREF_LAUNCH(kvref::slot_mapping_kernel, grid, dim3(kvref::kSlotMappingThreads),
+               static_cast<gpu_stream_t>(stream), *args);
   return launch_status();
 }
 

@@ -15,6 +15,10 @@
 #elif defined(__CUDACC__)
 #define KVREF_CUDA 1
 #define KVREF_GPU 1
+#elif defined(KVREF_EMULATE)
+// Host emulation (tests only): kernels become plain functions, run once per (block, thread)
+// by kvref::emu::launch, so CI can execute the real kernel code without a GPU.
+#define KVREF_GPU 1
 #endif
 
 #if defined(KVREF_HIP)
@@ -26,14 +30,38 @@
 #define KVREF_DEVICE __device__
 #define KVREF_HOST_DEVICE __host__ __device__
 #else
+#define KVREF_GLOBAL
+#define KVREF_DEVICE
 #define KVREF_HOST_DEVICE
 #endif
 
 namespace kvref {
+#if defined(KVREF_EMULATE) && !defined(KVREF_HIP) && !defined(KVREF_CUDA)
+namespace emu {
+inline thread_local uint32_t thread_x = 0, block_x = 0, block_y = 0;
+// Runs kernel(args...) for every thread of a (grid_x, grid_y) x block_x launch, sequentially.
+template <typename Kernel, typename... Args>
+void launch(uint32_t grid_x, uint32_t grid_y, uint32_t block, Kernel kernel, const Args&... args) {
+  for (uint32_t by = 0; by < grid_y; ++by)
+    for (uint32_t bx = 0; bx < grid_x; ++bx)
+      for (uint32_t tx = 0; tx < block; ++tx) {
+        emu::block_y = by;
+        emu::block_x = bx;
+        emu::thread_x = tx;
+        kernel(args...);
+      }
+}
+}  // namespace emu
+#endif
+
 namespace dev {
 
 #if defined(KVREF_GPU)
-#if defined(KVREF_HIP)
+#if defined(KVREF_EMULATE) && !defined(KVREF_HIP) && !defined(KVREF_CUDA)
+inline uint32_t thread_x() { return emu::thread_x; }
+inline uint32_t block_x() { return emu::block_x; }
+inline uint32_t block_y() { return emu::block_y; }
+#elif defined(KVREF_HIP)
 KVREF_DEVICE inline uint32_t thread_x() { return __builtin_amdgcn_workitem_id_x(); }
 KVREF_DEVICE inline uint32_t block_x() { return __builtin_amdgcn_workgroup_id_x(); }
 KVREF_DEVICE inline uint32_t block_y() { return __builtin_amdgcn_workgroup_id_y(); }

@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# gpu_check.sh - build and run kvref's GPU legs on a machine with an NVIDIA GPU (H200 here).
+#
+#   kernels/tools/gpu_check.sh            # from the repository root
+#
+# Builds with nvcc alone (no CMake, no LLVM needed): libkvref_cuda.so, libkvref_cpu.so,
+# kvref_gpu_tests, kvref_bench; then runs the GPU tests, the GPU tests again under
+# compute-sanitizer memcheck, the benchmark, and - where python3 has torch - the PyTorch
+# extension's test and the PyTorch baseline benchmark.  Logs go to $OUT (default
+# /tmp/kvref_gpu_check).  Exit status: non-zero when a test or memcheck failed.
+set -u
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+K=$ROOT/kernels
+OUT=${OUT:-/tmp/kvref_gpu_check}
+B=${KVREF_GPU_BUILD:-/tmp/kvref_gpu_build}
+mkdir -p "$OUT" "$B"
+NVCC=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
+SANITIZER=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+ARCH="-gencode=arch=compute_90,code=[sm_90,compute_90]"
+FLAGS="-O3 -std=c++17 -I$K/include -I$K/src"
+status=0
+log() { echo "== $*" | tee -a "$OUT/summary.txt"; }
+
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv | tee "$OUT/summary.txt"
+"$NVCC" --version | tail -1 | tee -a "$OUT/summary.txt"
+
+# Torch extension in the background (it is the slowest build).
+if python3 -c "import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)" 2>/dev/null; then
+  (export KVREF_TORCH_BUILD_DIR=$B/torch_ext MAX_JOBS=8
+   cd "$K/python" && python3 -c "import kvref_torch; kvref_torch.load(verbose=False); print('torch extension built')") \
+     > "$OUT/torch_build.log" 2>&1 &
+  TORCH_PID=$!
+else
+  TORCH_PID=
+fi
+
+t0=$(date +%s)
+"$NVCC" $FLAGS $ARCH -Xcompiler -fPIC -shared "$K/src/kvref_launch.cu" "$K/src/validate.cpp" \
+  -o "$B/libkvref_cuda.so" > "$OUT/build.log" 2>&1 &
+p1=$!
+g++ -O2 -std=c++17 -I"$K/include" -fPIC -shared "$K/src/cpu_ref.cpp" "$K/src/validate.cpp" \
+  -o "$B/libkvref_cpu.so" >> "$OUT/build.log" 2>&1 &
+p2=$!
+wait $p1 || status=1
+wait $p2 || status=1
+"$NVCC" $FLAGS $ARCH "$K/test/gpu_test.cu" -L"$B" -lkvref_cuda -lkvref_cpu -Xlinker -rpath,"$B" \
+  -o "$B/kvref_gpu_tests" >> "$OUT/build.log" 2>&1 &
+p1=$!
+"$NVCC" $FLAGS $ARCH "$K/bench/kvref_bench.cu" -L"$B" -lkvref_cuda -Xlinker -rpath,"$B" \
+  -o "$B/kvref_bench" >> "$OUT/build.log" 2>&1 &
+p2=$!
+wait $p1 || status=1
+wait $p2 || status=1
+log "build: $(( $(date +%s) - t0 )) s, status $status"
+if [ $status -ne 0 ]; then cat "$OUT/build.log"; exit 1; fi
+
+t0=$(date +%s)
+"$B/kvref_gpu_tests" 2>&1 | tee "$OUT/gpu_tests.log"
+rc=${PIPESTATUS[0]}
+log "kvref_gpu_tests: rc $rc, $(( $(date +%s) - t0 )) s; $(tail -1 "$OUT/gpu_tests.log")"
+[ "$rc" -eq 0 ] || status=1
+
+t0=$(date +%s)
+"$SANITIZER" --tool memcheck --error-exitcode 3 --print-limit 20 "$B/kvref_gpu_tests" --memcheck \
+  > "$OUT/memcheck.log" 2>&1
+rc=$?
+tail -25 "$OUT/memcheck.log"
+log "memcheck: rc $rc, $(( $(date +%s) - t0 )) s; $(grep -E 'ERROR SUMMARY' "$OUT/memcheck.log" | tail -1)"
+[ "$rc" -eq 0 ] || status=1
+
+t0=$(date +%s)
+"$B/kvref_bench" 2>&1 | tee "$OUT/bench.log"
+log "kvref_bench: $(( $(date +%s) - t0 )) s"
+
+if [ -n "$TORCH_PID" ]; then
+  t0=$(date +%s)
+  wait "$TORCH_PID"
+  rc=$?
+  tail -5 "$OUT/torch_build.log"
+  log "torch extension build: rc $rc (waited $(( $(date +%s) - t0 )) s)"
+  if [ $rc -eq 0 ]; then
+    export KVREF_TORCH_BUILD_DIR=$B/torch_ext
+    python3 "$K/python/test_kvref_torch.py" 2>&1 | tee "$OUT/torch_test.log"
+    rc=${PIPESTATUS[0]}
+    log "test_kvref_torch: rc $rc; $(tail -1 "$OUT/torch_test.log")"
+    [ "$rc" -eq 0 ] || status=1
+    python3 "$K/bench/torch_bench.py" 2>&1 | tee "$OUT/torch_bench.log"
+  else
+    status=1
+  fi
+fi
+log "gpu_check: status $status"
+exit $status
