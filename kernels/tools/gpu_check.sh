@@ -55,13 +55,13 @@ log "build: $(( $(date +%s) - t0 )) s, status $status"
 if [ $status -ne 0 ]; then cat "$OUT/build.log"; exit 1; fi
 
 t0=$(date +%s)
-"$B/kvref_gpu_tests" 2>&1 | tee "$OUT/gpu_tests.log"
+timeout "${KVREF_TEST_TIMEOUT:-150}" "$B/kvref_gpu_tests" 2>&1 | tee "$OUT/gpu_tests.log"
 rc=${PIPESTATUS[0]}
 log "kvref_gpu_tests: rc $rc, $(( $(date +%s) - t0 )) s; $(tail -1 "$OUT/gpu_tests.log")"
 [ "$rc" -eq 0 ] || status=1
 
 t0=$(date +%s)
-"$SANITIZER" --tool memcheck --error-exitcode 3 --print-limit 20 "$B/kvref_gpu_tests" --memcheck \
+timeout "${KVREF_MEMCHECK_TIMEOUT:-240}" "$SANITIZER" --tool memcheck --error-exitcode 3 --print-limit 20 "$B/kvref_gpu_tests" --memcheck \
   > "$OUT/memcheck.log" 2>&1
 rc=$?
 tail -25 "$OUT/memcheck.log"
@@ -69,7 +69,7 @@ log "memcheck: rc $rc, $(( $(date +%s) - t0 )) s; $(grep -E 'ERROR SUMMARY' "$OU
 [ "$rc" -eq 0 ] || status=1
 
 t0=$(date +%s)
-"$B/kvref_bench" 2>&1 | tee "$OUT/bench.log"
+timeout "${KVREF_BENCH_TIMEOUT:-120}" "$B/kvref_bench" 2>&1 | tee "$OUT/bench.log"
 log "kvref_bench: $(( $(date +%s) - t0 )) s"
 
 if [ -n "$TORCH_PID" ]; then
@@ -80,11 +80,11 @@ if [ -n "$TORCH_PID" ]; then
   log "torch extension build: rc $rc (waited $(( $(date +%s) - t0 )) s)"
   if [ $rc -eq 0 ]; then
     export KVREF_TORCH_BUILD_DIR=$B/torch_ext
-    python3 "$K/python/test_kvref_torch.py" 2>&1 | tee "$OUT/torch_test.log"
+    timeout 120 python3 "$K/python/test_kvref_torch.py" 2>&1 | tee "$OUT/torch_test.log"
     rc=${PIPESTATUS[0]}
     log "test_kvref_torch: rc $rc; $(tail -1 "$OUT/torch_test.log")"
     [ "$rc" -eq 0 ] || status=1
-    python3 "$K/bench/torch_bench.py" 2>&1 | tee "$OUT/torch_bench.log"
+    timeout 120 python3 "$K/bench/torch_bench.py" 2>&1 | tee "$OUT/torch_bench.log"
   else
     status=1
   fi
