@@ -1,0 +1,107 @@
+# KV001 facet: how the product reaches the address (variables, tuples,
+# tl.where, casts after the multiply, 2-D broadcasts, loop-carried pointers).
+# RUN: %if kvlint %{ not %kvlint %s | FileCheck %s --implicit-check-not=warning: %}
+import triton
+import triton.language as tl
+
+
+# Positive: the product is kept in a variable, then added to the pointer.
+@triton.jit
+def via_variable(cache_ptr, table_ptr, STRIDE: tl.constexpr):
+    page = tl.load(table_ptr + tl.program_id(0))
+    # CHECK: flows.py:[[@LINE+1]]:11: warning: {{.*}}'page * STRIDE'{{.*}}[kvlint-narrowed-index-overflow]
+    off = page * STRIDE + tl.arange(0, 16)
+    tl.store(cache_ptr + off, 0)
+
+
+# Negative: the product is stored as a value, never used as an address.
+@triton.jit
+def value_not_address(out_ptr, table_ptr, STRIDE: tl.constexpr):
+    i = tl.program_id(0)
+    page = tl.load(table_ptr + i)
+    tl.store(out_ptr + i, page * STRIDE)
+
+
+# Positive: tuple assignment unpacks page and in-page slot.
+@triton.jit
+def tuple_unpack(cache_ptr, loc_ptr, PAGE: tl.constexpr, PAGE_BYTES: tl.constexpr):
+    loc = tl.load(loc_ptr + tl.program_id(0))
+    page, slot = loc // PAGE, loc % PAGE
+    # CHECK: flows.py:[[@LINE+1]]:26: warning: {{.*}}'page * PAGE_BYTES'{{.*}}[kvlint-narrowed-index-overflow]
+    tl.store(cache_ptr + page * PAGE_BYTES + slot, 0)
+
+
+# Negative: the in-page slot times a stride is bounded by PAGE * stride.
+@triton.jit
+def tuple_unpack_fixed(cache_ptr, loc_ptr, PAGE: tl.constexpr, PAGE_BYTES: tl.constexpr):
+    loc = tl.load(loc_ptr + tl.program_id(0))
+    page, slot = loc // PAGE, loc % PAGE
+    tl.store(cache_ptr + page.to(tl.int64) * PAGE_BYTES + slot * 16, 0)
+
+
+# Positive: tl.where arms keep the loaded index.
+@triton.jit
+def where_arm(cache_ptr, table_ptr, n, STRIDE: tl.constexpr):
+    offs = tl.arange(0, 64)
+    blk = tl.load(table_ptr + offs, mask=offs < n, other=0)
+    blk = tl.where(blk >= 0, blk, 0)
+    # CHECK: flows.py:[[@LINE+1]]:26: warning: {{.*}}'blk * STRIDE'{{.*}}[kvlint-narrowed-index-overflow]
+    tl.store(cache_ptr + blk * STRIDE, 0, mask=offs < n)
+
+
+# Positive: a cast after the multiply does not undo the wrap.
+@triton.jit
+def cast_after(cache_ptr, table_ptr, STRIDE: tl.constexpr):
+    page = tl.load(table_ptr + tl.program_id(0))
+    # CHECK: flows.py:[[@LINE+1]]:27: warning: {{.*}}'page * STRIDE'{{.*}}[kvlint-narrowed-index-overflow]
+    tl.store(cache_ptr + (page * STRIDE).to(tl.int64), 0)
+
+
+# Negative: tl.cast of the index before the multiply.
+@triton.jit
+def cast_before(cache_ptr, table_ptr, STRIDE: tl.constexpr):
+    page = tl.load(table_ptr + tl.program_id(0))
+    tl.store(cache_ptr + tl.cast(page, tl.int64) * STRIDE, 0)
+
+
+# Positive: 2-D broadcast idx[:, None] * stride.
+@triton.jit
+def broadcast_2d(cache_ptr, table_ptr, stride_page, BLOCK: tl.constexpr, DIM: tl.constexpr):
+    rows = tl.arange(0, BLOCK)
+    pages = tl.load(table_ptr + rows)
+    cols = tl.arange(0, DIM)
+    # CHECK: flows.py:[[@LINE+1]]:26: warning: {{.*}}'pages[:, None] * stride_page'{{.*}}[kvlint-narrowed-index-overflow]
+    tl.store(cache_ptr + pages[:, None] * stride_page + cols[None, :], 0)
+
+
+# Negative: the same broadcast with the index widened.
+@triton.jit
+def broadcast_2d_fixed(cache_ptr, table_ptr, stride_page, BLOCK: tl.constexpr, DIM: tl.constexpr):
+    rows = tl.arange(0, BLOCK)
+    pages = tl.load(table_ptr + rows).to(tl.int64)
+    cols = tl.arange(0, DIM)
+    tl.store(cache_ptr + pages[:, None] * stride_page + cols[None, :], 0)
+
+
+# Positive: a loop-carried pointer advanced by index * stride.
+@triton.jit
+def loop_carried(kv_ptr, out_ptr, table_ptr, n, stride_blk):
+    ptr = kv_ptr
+    acc = 0
+    for i in range(0, n):
+        acc += tl.load(ptr)
+        blk = tl.load(table_ptr + i)
+        # CHECK: flows.py:[[@LINE+1]]:16: warning: {{.*}}'blk * stride_blk'{{.*}}[kvlint-narrowed-index-overflow]
+        ptr += blk * stride_blk
+    tl.store(out_ptr, acc)
+
+
+# Negative: the loop advances by a bounded lane offset.
+@triton.jit
+def loop_carried_bounded(kv_ptr, out_ptr, n, stride_blk):
+    ptr = kv_ptr
+    acc = 0
+    for i in range(0, 8):
+        acc += tl.load(ptr)
+        ptr += i * 4
+    tl.store(out_ptr, acc)

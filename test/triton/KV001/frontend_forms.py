@@ -1,0 +1,62 @@
+# KV001 facet: the ways a Triton kernel is written: `from triton import jit`,
+# an aliased triton.language, kernels under @triton.autotune /
+# @triton.heuristics, @triton.jit(...) with arguments, constexpr flags.
+# RUN: %if kvlint %{ not %kvlint %s | FileCheck %s --implicit-check-not=warning: %}
+import triton
+from triton import jit
+from triton import language as language
+
+
+@triton.autotune(configs=[triton.Config({"BLOCK": 64})], key=["n"])
+@triton.heuristics({"EVEN": lambda args: args["n"] % 64 == 0})
+@triton.jit(do_not_specialize=["n"])
+def autotuned(cache_ptr, table_ptr, n, STRIDE: language.constexpr, BLOCK: language.constexpr,
+              EVEN: language.constexpr):
+    offs = language.arange(0, BLOCK)
+    blk = language.load(table_ptr + offs, mask=offs < n)
+    # CHECK: frontend_forms.py:[[@LINE+1]]:32: warning: {{.*}}'blk * STRIDE'{{.*}}[kvlint-narrowed-index-overflow]
+    language.store(cache_ptr + blk * STRIDE, 0, mask=offs < n)
+
+
+@jit
+def bare_jit(cache_ptr, table_ptr, STRIDE: language.constexpr):
+    blk = language.load(table_ptr)
+    # CHECK: frontend_forms.py:[[@LINE+1]]:32: warning: {{.*}}'blk * STRIDE'{{.*}}[kvlint-narrowed-index-overflow]
+    language.store(cache_ptr + blk * STRIDE, 0)
+
+
+# Not a Triton kernel: plain Python doing index math is ignored.
+def host_side(table, stride):
+    return table[0] * stride
+
+
+# Negative: a constexpr flag selects 64-bit indexing; the flagged arm is
+# taken as the kernel's intent (the launcher sets it for large pools).
+@jit
+def int64_flag(cache_ptr, table_ptr, STRIDE: language.constexpr, INT64_INDEX: language.constexpr):
+    blk = language.load(table_ptr)
+    if INT64_INDEX:
+        blk = blk.to(language.int64)
+    language.store(cache_ptr + blk * STRIDE, 0)
+
+
+# Negative: block pointers convert their strides to int64 (Triton's
+# make_block_ptr), so offsets * strides is a 64-bit product.
+@jit
+def block_ptr_offsets(cache_ptr, table_ptr, n, stride_page):
+    page = language.load(table_ptr)
+    bp = language.make_block_ptr(base=cache_ptr, shape=(n, 64), strides=(stride_page, 1),
+                                 offsets=(page, 0), block_shape=(16, 64), order=(1, 0))
+    language.store(bp, language.zeros((16, 64), dtype=language.float16))
+
+
+# Positive: but an offset computed in int32 before make_block_ptr wraps.
+@jit
+def block_ptr_premultiplied(cache_ptr, table_ptr, n, stride_page, ROWS: language.constexpr):
+    page = language.load(table_ptr)
+    # CHECK: frontend_forms.py:[[@LINE+2]]:43: warning: {{.*}}'page * ROWS'{{.*}}[kvlint-narrowed-index-overflow]
+    bp = language.make_block_ptr(base=cache_ptr, shape=(n, 64), strides=(stride_page, 1),
+                                 offsets=(page * ROWS, 0), block_shape=(16, 64), order=(1, 0))
+    for _ in range(4):
+        language.store(bp, language.zeros((16, 64), dtype=language.float16))
+        bp = language.advance(bp, (16, 0))

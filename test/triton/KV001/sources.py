@@ -1,0 +1,102 @@
+# KV001 facet: where the unbounded index comes from in Triton: loads, .to()
+# narrowing, uint32, atomics, index-named int32 parameters, loop variables
+# over loaded bounds. Bounded sources stay silent.
+# RUN: %if kvlint %{ not %kvlint %s | FileCheck %s --implicit-check-not=warning: %}
+import triton
+import triton.language as tl
+
+
+# Positive: an int32 kernel argument named like an index (Triton passes
+# integer arguments as i32).
+@triton.jit
+def param_index(cache_ptr, page_idx, STRIDE: tl.constexpr):
+    # CHECK: sources.py:[[@LINE+1]]:26: warning: {{.*}}'page_idx * STRIDE'{{.*}}is a 32-bit parameter{{.*}}[kvlint-narrowed-index-overflow]
+    tl.store(cache_ptr + page_idx * STRIDE, 0)
+
+
+# Negative: a parameter named like a size is not an index.
+@triton.jit
+def param_size(cache_ptr, num_heads, HEAD_DIM: tl.constexpr):
+    tl.store(cache_ptr + num_heads * HEAD_DIM, 0)
+
+
+# Positive: a slot narrowed from an int64 table with .to(tl.int32).
+@triton.jit
+def narrowed_slot(cache_ptr, slot_mapping_ptr, stride_slot):
+    slot = tl.load(slot_mapping_ptr + tl.program_id(0)).to(tl.int32)
+    # CHECK: sources.py:[[@LINE+1]]:26: warning: {{.*}}'slot * stride_slot'{{.*}}[kvlint-narrowed-index-overflow]
+    tl.store(cache_ptr + slot * stride_slot, 0)
+
+
+# Negative: the slot kept in 64 bits.
+@triton.jit
+def widened_slot(cache_ptr, slot_mapping_ptr, stride_slot):
+    slot = tl.load(slot_mapping_ptr + tl.program_id(0)).to(tl.int64)
+    tl.store(cache_ptr + slot * stride_slot, 0)
+
+
+# Positive: uint32 arithmetic wraps at 2^32, still 32 bits.
+@triton.jit
+def unsigned_index(cache_ptr, table_ptr, STRIDE: tl.constexpr):
+    page = tl.load(table_ptr + tl.program_id(0)).to(tl.uint32)
+    # CHECK: sources.py:[[@LINE+1]]:26: warning: 32-bit unsigned product 'page * STRIDE'{{.*}}[kvlint-narrowed-index-overflow]
+    tl.store(cache_ptr + page * STRIDE, 0)
+
+
+# Positive: the result of tl.atomic_add is a value read from memory.
+@triton.jit
+def atomic_slot(cache_ptr, counter_ptr, STRIDE: tl.constexpr):
+    slot = tl.atomic_add(counter_ptr, 1)
+    # CHECK: sources.py:[[@LINE+1]]:26: warning: {{.*}}'slot * STRIDE'{{.*}}[kvlint-narrowed-index-overflow]
+    tl.store(cache_ptr + slot * STRIDE, 0)
+
+
+# Positive: a loop over block ids read from a table.
+@triton.jit
+def loop_over_loaded_range(kv_ptr, out_ptr, start_ptr, end_ptr, BLOCK_STRIDE: tl.constexpr):
+    start = tl.load(start_ptr)
+    end = tl.load(end_ptr)
+    acc = 0
+    for b in range(start, end):
+        # CHECK: sources.py:[[@LINE+1]]:33: warning: {{.*}}'b * BLOCK_STRIDE'{{.*}}[kvlint-narrowed-index-overflow]
+        acc += tl.load(kv_ptr + b * BLOCK_STRIDE)
+    tl.store(out_ptr, acc)
+
+
+# Negative: a loop with constant bounds is bounded.
+@triton.jit
+def loop_over_constant_range(kv_ptr, out_ptr, BLOCK_STRIDE: tl.constexpr):
+    acc = 0
+    for b in range(0, 4):
+        acc += tl.load(kv_ptr + b * BLOCK_STRIDE)
+    tl.store(out_ptr, acc)
+
+
+# Positive: a while loop stepping through loaded positions.
+@triton.jit
+def while_loaded(kv_ptr, pos_ptr, n, STRIDE: tl.constexpr):
+    i = 0
+    while i < n:
+        pos = tl.load(pos_ptr + i)
+        # CHECK: sources.py:[[@LINE+1]]:27: warning: {{.*}}'pos * STRIDE'{{.*}}[kvlint-narrowed-index-overflow]
+        tl.store(kv_ptr + pos * STRIDE, 0)
+        i += 1
+
+
+# Negative: tl.arange lanes, x % C, x & M and x // C * C are bounded or
+# round-downs.
+@triton.jit
+def bounded_values(cache_ptr, loc_ptr, STRIDE: tl.constexpr, PAGE: tl.constexpr):
+    lanes = tl.arange(0, 128)
+    loc = tl.load(loc_ptr + tl.program_id(0))
+    tl.store(cache_ptr + lanes * STRIDE, 0)
+    tl.store(cache_ptr + (loc % PAGE) * STRIDE, 0)
+    tl.store(cache_ptr + (loc & 1023) * STRIDE, 0)
+    tl.store(cache_ptr + loc // 64 * 64, 0)
+
+
+# Negative: program_id(0) * stride is the launch-index tier, off by default.
+@triton.jit
+def launch_index(x_ptr, stride_row):
+    row = tl.program_id(0)
+    tl.store(x_ptr + row * stride_row + tl.arange(0, 64), 0)

@@ -1,0 +1,89 @@
+# KV001 facet: the kinds of stride a loaded int32 index meets in Triton.
+# Each positive has a negative twin below it.
+# RUN: %if kvlint %{ not %kvlint %s | FileCheck %s --implicit-check-not=warning: %}
+import triton
+import triton.language as tl
+
+PAGE_STRIDE = 74880
+PAGE_STRIDE_TL: tl.constexpr = 74880
+PAGE_STRIDE_WRAPPED = tl.constexpr(74880)
+
+
+# Positive: a tl.constexpr parameter as stride (int32 * constexpr is int32).
+@triton.jit
+def constexpr_stride(cache_ptr, table_ptr, STRIDE: tl.constexpr):
+    page = tl.load(table_ptr + tl.program_id(0))
+    # CHECK: strides.py:[[@LINE+1]]:26: warning: {{.*}}'page * STRIDE'{{.*}}[kvlint-narrowed-index-overflow]
+    tl.store(cache_ptr + page * STRIDE, 0)
+
+
+# Negative: the index widened first.
+@triton.jit
+def constexpr_stride_fixed(cache_ptr, table_ptr, STRIDE: tl.constexpr):
+    page = tl.load(table_ptr + tl.program_id(0))
+    tl.store(cache_ptr + page.to(tl.int64) * STRIDE, 0)
+
+
+# Positive: an int32 runtime parameter as stride.
+@triton.jit
+def param_stride(cache_ptr, table_ptr, stride_cache_page):
+    page = tl.load(table_ptr + tl.program_id(0))
+    # CHECK: strides.py:[[@LINE+1]]:26: warning: {{.*}}'page * stride_cache_page'{{.*}}[kvlint-narrowed-index-overflow]
+    tl.store(cache_ptr + page * stride_cache_page, 0)
+
+
+# Negative: the stride widened (int32 * int64 promotes to int64).
+@triton.jit
+def param_stride_fixed(cache_ptr, table_ptr, stride_cache_page):
+    page = tl.load(table_ptr + tl.program_id(0))
+    tl.store(cache_ptr + page * stride_cache_page.to(tl.int64), 0)
+
+
+# Positive: a module constant, plain and annotated tl.constexpr.
+@triton.jit
+def module_constants(cache_ptr, table_ptr):
+    page = tl.load(table_ptr + tl.program_id(0))
+    # CHECK: strides.py:[[@LINE+1]]:26: warning: {{.*}}'page * PAGE_STRIDE'{{.*}}[kvlint-narrowed-index-overflow]
+    tl.store(cache_ptr + page * PAGE_STRIDE, 0)
+    # CHECK: strides.py:[[@LINE+1]]:26: warning: {{.*}}'page * PAGE_STRIDE_TL'{{.*}}[kvlint-narrowed-index-overflow]
+    tl.store(cache_ptr + page * PAGE_STRIDE_TL, 1)
+    # CHECK: strides.py:[[@LINE+1]]:26: warning: {{.*}}'PAGE_STRIDE_WRAPPED * page'{{.*}}[kvlint-narrowed-index-overflow]
+    tl.store(cache_ptr + PAGE_STRIDE_WRAPPED * page, 2)
+
+
+# Negative: multiplying by 1 is no stride.
+@triton.jit
+def unit_stride(cache_ptr, table_ptr):
+    page = tl.load(table_ptr + tl.program_id(0))
+    tl.store(cache_ptr + page * 1, 0)
+
+
+# Positive: a product of two constexprs is exact in Python, but multiplying
+# the int32 index by it is still int32.
+@triton.jit
+def constexpr_product(cache_ptr, table_ptr, HEADS: tl.constexpr, DIM: tl.constexpr):
+    page = tl.load(table_ptr + tl.program_id(0))
+    # CHECK: strides.py:[[@LINE+1]]:26: warning: {{.*}}'page * (HEADS * DIM)'{{.*}}[kvlint-narrowed-index-overflow]
+    tl.store(cache_ptr + page * (HEADS * DIM), 0)
+
+
+# Negative: two strides multiplied together are no index.
+@triton.jit
+def stride_times_stride(cache_ptr, stride_a, stride_b):
+    tl.store(cache_ptr + stride_a * stride_b, 0)
+
+
+# Positive: a chain page * HEADS * DIM is evaluated left to right in int32.
+@triton.jit
+def chain(cache_ptr, table_ptr, HEADS: tl.constexpr, DIM: tl.constexpr):
+    page = tl.load(table_ptr + tl.program_id(0))
+    # CHECK: strides.py:[[@LINE+1]]:26: warning: {{.*}}'page * HEADS * DIM'{{.*}}[kvlint-narrowed-index-overflow]
+    tl.store(cache_ptr + page * HEADS * DIM, 0)
+
+
+# Positive: a left shift by a constant is a multiply.
+@triton.jit
+def shift(cache_ptr, table_ptr):
+    page = tl.load(table_ptr + tl.program_id(0))
+    # CHECK: strides.py:[[@LINE+1]]:27: warning: {{.*}}'page << 16'{{.*}}[kvlint-narrowed-index-overflow]
+    tl.store(cache_ptr + (page << 16), 0)
