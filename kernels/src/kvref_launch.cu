@@ -53,7 +53,7 @@ unsigned int blocks_for(int64_t items, int64_t per_block) {
 
 kvref_status launch_store(const kvref::StorePlan& plan, kvref_stream_t stream) {
   using namespace kvref;
-  const dim3 grid(blocks_for(plan.params.num_tokens, kStoreTokensPerBlock),
+  const dim3 grid(blocks_for(plan.params.num_tokens, tokens_per_block(plan)),
                   static_cast<unsigned int>(plan.num_tensors));
   const dim3 block(kStoreThreads);
   gpu_stream_t s = static_cast<gpu_stream_t>(stream);

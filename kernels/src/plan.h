@@ -35,6 +35,15 @@ inline int widest_vector(const int64_t* values, int n, int64_t row_bytes) {
   return 1;
 }
 
+// Threads per token: enough that each moves about kStoreUnroll units, between 4 and 32.
+inline uint32_t lanes_log2_for(uint32_t units_per_token) {
+  uint32_t l = 5;
+  while (l > 2 && (units_per_token >> l) < 4u) --l;
+  return l;
+}
+
+inline int tokens_per_block(const StorePlan& plan) { return kStoreThreads >> plan.params.lanes_log2; }
+
 inline StorePlan plan_kv_store(const kvref_kv_store_args& a) {
   StorePlan plan;
   const int64_t src_es = kvref_dtype_size(a.src_dtype);
@@ -107,6 +116,7 @@ inline StorePlan plan_kv_store(const kvref_kv_store_args& a) {
     plan.vector_bytes = vec ? 8 : 1;
     p.units_per_row = static_cast<uint32_t>(row_elems / plan.vector_bytes);
   }
+  p.lanes_log2 = lanes_log2_for(p.num_heads * p.units_per_row);
   return plan;
 }
 
@@ -135,6 +145,7 @@ inline StorePlan plan_record_store(const kvref_record_store_args& a) {
                        a.page_bytes};
   plan.vector_bytes = widest_vector(v, 4, a.record_bytes);
   p.units_per_row = static_cast<uint32_t>(a.record_bytes / plan.vector_bytes);
+  p.lanes_log2 = lanes_log2_for(p.units_per_row);
   return plan;
 }
 

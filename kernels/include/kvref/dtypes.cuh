@@ -80,12 +80,13 @@ KVREF_HOST_DEVICE inline uint16_t float_to_bfloat16(float f) {
   return static_cast<uint16_t>((b + bias) >> 16);
 }
 
-// float -> fp8 e4m3 (OCP "fn": no infinities, max 448, 0x7f NaN), RNE, saturating to +-448.
+// float -> fp8 e4m3 (OCP "fn": no infinities, max 448), RNE, saturating to +-448.
+// Every NaN becomes the canonical 0x7f (GPUs do not keep a NaN's sign through arithmetic).
 KVREF_HOST_DEVICE inline uint8_t float_to_fp8_e4m3(float f) {
   uint32_t b = float_bits(f);
   uint32_t sign = (b >> 24) & 0x80u;
   uint32_t a = b & 0x7fffffffu;
-  if (a > 0x7f800000u) return static_cast<uint8_t>(sign | 0x7fu);  // NaN
+  if (a > 0x7f800000u) return static_cast<uint8_t>(0x7fu);  // NaN
   if (a >= 0x43e00000u) return static_cast<uint8_t>(sign | 0x7eu);  // >= 448 (and inf)
   int e = static_cast<int>(a >> 23) - 127;
   if (e >= -6) {

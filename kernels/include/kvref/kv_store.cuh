@@ -4,8 +4,9 @@
 // store) are copied from src + t * src_token_stride + h * src_head_stride to
 //   dst + page_offset(page, dst_page_stride) + in_page * dst_slot_stride + h * dst_head_stride
 // with page = slot / page_size, in_page = slot % page_size (all strides in bytes, all offsets
-// 64-bit).  A warp-sized group of kStoreLanes threads handles one token; each thread moves
-// kStoreUnroll independent 16-byte (or narrower, by alignment) vectors per iteration.
+// 64-bit).  A group of 2^lanes_log2 threads (4..32, chosen by the host from the row size)
+// handles one token; each thread moves kStoreUnroll independent 16-byte (or narrower, by
+// alignment) vectors per iteration.
 #ifndef KVREF_KV_STORE_CUH
 #define KVREF_KV_STORE_CUH
 
@@ -16,8 +17,6 @@
 namespace kvref {
 
 constexpr int kStoreThreads = 256;
-constexpr int kStoreLanes = 32;
-constexpr int kStoreTokensPerBlock = kStoreThreads / kStoreLanes;
 constexpr int kStoreUnroll = 4;
 
 struct alignas(16) Vec16 {
@@ -46,6 +45,7 @@ struct ScatterParams {
   int64_t dst_head_stride;      // bytes
   uint32_t num_heads;           // rows per token
   uint32_t units_per_row;       // vectors (copy) or element groups (fp8) per row
+  uint32_t lanes_log2;          // threads per token = 1 << lanes_log2 (2..5)
 };
 
 #if defined(KVREF_GPU)
@@ -65,22 +65,23 @@ KVREF_DEVICE inline unsigned char* token_destination(const ScatterParams& p, uns
 template <typename V>
 KVREF_GLOBAL void scatter_copy_kernel(const ScatterParams p) {
   const ScatterTensor& tt = p.tensor[dev::block_y()];
-  const uint32_t lane = dev::thread_x() % kStoreLanes;
-  const int64_t token =
-      page_offset(dev::block_x(), kStoreTokensPerBlock) + dev::thread_x() / kStoreLanes;
+  const uint32_t lanes = 1u << p.lanes_log2;
+  const uint32_t lane = dev::thread_x() & (lanes - 1u);
+  const int64_t token = page_offset(dev::block_x(), kStoreThreads >> p.lanes_log2) +
+                        (dev::thread_x() >> p.lanes_log2);
   if (token >= p.num_tokens) return;
   unsigned char* dst = token_destination(p, tt.dst, token);
   if (dst == nullptr) return;
   const unsigned char* src = tt.src + page_offset(token, tt.src_token_stride);
   const uint32_t upr = p.units_per_row;
   const uint32_t total = p.num_heads * upr;
-  for (uint32_t base = lane; base < total; base += kStoreLanes * kStoreUnroll) {
+  for (uint32_t base = lane; base < total; base += lanes * kStoreUnroll) {
     V r[kStoreUnroll];
     int64_t src_off[kStoreUnroll];
     int64_t dst_off[kStoreUnroll];
 #pragma unroll
     for (int u = 0; u < kStoreUnroll; ++u) {
-      const uint32_t i = base + static_cast<uint32_t>(u) * kStoreLanes;
+      const uint32_t i = base + static_cast<uint32_t>(u) * lanes;
       const uint32_t h = p.num_heads == 1 ? 0u : i / upr;
       const int64_t c = static_cast<int64_t>(i - h * upr) * static_cast<int64_t>(sizeof(V));
       src_off[u] = page_offset(h, tt.src_head_stride) + c;
@@ -89,7 +90,7 @@ KVREF_GLOBAL void scatter_copy_kernel(const ScatterParams p) {
     }
 #pragma unroll
     for (int u = 0; u < kStoreUnroll; ++u) {
-      const uint32_t i = base + static_cast<uint32_t>(u) * kStoreLanes;
+      const uint32_t i = base + static_cast<uint32_t>(u) * lanes;
       if (i < total) *reinterpret_cast<V*>(dst + dst_off[u]) = r[u];
     }
   }
@@ -133,9 +134,10 @@ template <int kSrc, int kElems>
 KVREF_GLOBAL void scatter_fp8_kernel(const ScatterParams p) {
   typedef typename SrcElem<kSrc>::raw Raw;
   const ScatterTensor& tt = p.tensor[dev::block_y()];
-  const uint32_t lane = dev::thread_x() % kStoreLanes;
-  const int64_t token =
-      page_offset(dev::block_x(), kStoreTokensPerBlock) + dev::thread_x() / kStoreLanes;
+  const uint32_t lanes = 1u << p.lanes_log2;
+  const uint32_t lane = dev::thread_x() & (lanes - 1u);
+  const int64_t token = page_offset(dev::block_x(), kStoreThreads >> p.lanes_log2) +
+                        (dev::thread_x() >> p.lanes_log2);
   if (token >= p.num_tokens) return;
   unsigned char* dst = token_destination(p, tt.dst, token);
   if (dst == nullptr) return;
@@ -143,26 +145,41 @@ KVREF_GLOBAL void scatter_fp8_kernel(const ScatterParams p) {
   const float scale = *tt.scale;
   const uint32_t upr = p.units_per_row;
   const uint32_t total = p.num_heads * upr;
-  for (uint32_t i = lane; i < total; i += kStoreLanes) {
-    const uint32_t h = p.num_heads == 1 ? 0u : i / upr;
-    const int64_t c = static_cast<int64_t>(i - h * upr) * kElems;
-    float x[kElems];
-    load_elems<kSrc, kElems>(
-        src + page_offset(h, tt.src_head_stride) + c * static_cast<int64_t>(sizeof(Raw)), x);
-    unsigned char* d = dst + page_offset(h, p.dst_head_stride) + c;
-    if (kElems == 8) {
-      Vec8 o;
-      o.x = 0;
-      o.y = 0;
+  // kUnits independent units per thread and iteration: all loads first, then convert + store.
+  constexpr int kUnits = kStoreUnroll;
+  for (uint32_t base = lane; base < total; base += lanes * kUnits) {
+    float x[kUnits][kElems];
+    int64_t dst_off[kUnits];
 #pragma unroll
-      for (int e = 0; e < 4; ++e) {
-        o.x |= static_cast<uint32_t>(quantize_fp8(x[e], scale)) << (8 * e);
-        o.y |= static_cast<uint32_t>(quantize_fp8(x[e + 4], scale)) << (8 * e);
+    for (int u = 0; u < kUnits; ++u) {
+      const uint32_t i = base + static_cast<uint32_t>(u) * lanes;
+      const uint32_t h = p.num_heads == 1 ? 0u : i / upr;
+      const int64_t c = static_cast<int64_t>(i - h * upr) * kElems;
+      dst_off[u] = page_offset(h, p.dst_head_stride) + c;
+      if (i < total) {
+        load_elems<kSrc, kElems>(
+            src + page_offset(h, tt.src_head_stride) + c * static_cast<int64_t>(sizeof(Raw)), x[u]);
       }
-      *reinterpret_cast<Vec8*>(d) = o;
-    } else {
+    }
 #pragma unroll
-      for (int e = 0; e < kElems; ++e) d[e] = quantize_fp8(x[e], scale);
+    for (int u = 0; u < kUnits; ++u) {
+      const uint32_t i = base + static_cast<uint32_t>(u) * lanes;
+      if (i >= total) continue;
+      unsigned char* d = dst + dst_off[u];
+      if (kElems == 8) {
+        Vec8 o;
+        o.x = 0;
+        o.y = 0;
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+          o.x |= static_cast<uint32_t>(quantize_fp8(x[u][e], scale)) << (8 * e);
+          o.y |= static_cast<uint32_t>(quantize_fp8(x[u][e + 4], scale)) << (8 * e);
+        }
+        *reinterpret_cast<Vec8*>(d) = o;
+      } else {
+#pragma unroll
+        for (int e = 0; e < kElems; ++e) d[e] = quantize_fp8(x[u][e], scale);
+      }
     }
   }
 }
