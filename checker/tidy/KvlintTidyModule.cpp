@@ -59,6 +59,9 @@ public:
       SourceLocation Loc = locate(SM, Fd.Range.Begin);
       if (Loc.isInvalid())
         continue;
+      {
+      // One diagnostic at a time: the warning is emitted when D goes out of
+      // scope, before its notes are started.
       auto D = diag(Loc, "%0") << Fd.Message;
       for (const FixIt &X : Fd.Fixes) {
         SourceLocation At = locate(SM, X.Begin);
@@ -69,6 +72,7 @@ public:
         else
           D << FixItHint::CreateReplacement(
               CharSourceRange::getCharRange(At, At.getLocWithOffset(X.Length)), X.Text);
+      }
       }
       for (const Note &N : Fd.Notes) {
         SourceLocation NL = locate(SM, N.Range.Begin);

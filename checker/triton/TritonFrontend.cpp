@@ -1082,24 +1082,26 @@ private:
     return IntTy::integer(M.LoadBits, true);
   }
 
-  /// The name of the pointer an address is based on (for Load::Name).
+  /// The name of the pointer an address is based on (for Load::Name): the
+  /// parameter it derives from, else the first pointer variable spelled.
   static std::string baseName(const Node *Addr) {
+    std::string FirstVar;
     const Node *S = Addr;
     for (unsigned I = 0; S && I < 64; ++I) {
       if (S->K == Kind::Param) return S->Name;
+      if (S->K == Kind::Var && FirstVar.empty()) FirstVar = S->Name;
       if (S->K == Kind::PtrAdd || S->K == Kind::Cast || S->K == Kind::Phi ||
-          S->K == Kind::Select) {
-        S = S->K == Kind::Select ? S->op(1) : S->op(0);
+          S->K == Kind::Var) {
+        S = S->op(0);
         continue;
       }
-      if (S->K == Kind::Var) {
-        if (S->op(0) && (S->op(0)->K == Kind::Param)) return S->op(0)->Name;
-        S = S->op(0);
+      if (S->K == Kind::Select) {
+        S = S->op(1);
         continue;
       }
       break;
     }
-    return "";
+    return FirstVar;
   }
 
   /// Address not typed as a pointer: find the parameter it must be based on.

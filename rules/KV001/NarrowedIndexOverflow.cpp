@@ -14,17 +14,25 @@ namespace kvlint {
 std::vector<OptionSpec> NarrowedIndexOverflow::options() const {
   return {
       {"StridePattern",
-       "stride|size|dim|width|bytes|pitch|elems|numel|count|^num|^n_|len$|heads|hidden|^ld",
+       "stride|size|dim|width|bytes|pitch|elems|numel|count|^num|^n_|len$|heads|hidden|^ld|^max|_per_",
        "ECMAScript regex (case-insensitive) of parameter and member names that are strides or "
        "sizes, never indices; ALL_CAPS names are constants and count as strides too"},
       {"IndexPattern",
-       "page|block|blk|slot|token|tok|seq|req|batch|loc|pos|row|idx|index|offset|entry|id$",
+       "page|block|blk|slot|token|tok|seq|req|batch|loc|pos|idx|index|offset|entry|id$",
        "ECMAScript regex (case-insensitive): a 32-bit parameter or member whose name matches "
        "(and is not a stride) is an unbounded index; values loaded from memory or narrowed are "
        "indices whatever their name"},
       {"LaunchIndexTier", "false",
        "also report launch-index products (blockIdx.x * stride, tl.program_id(0) * stride)"},
       {"MinConstantStride", "2", "a constant factor below this is not a stride"},
+      {"DependentLoadBits", "32",
+       "in a primary template, the width assumed for an index table whose element type is a "
+       "template parameter (0: do not assume)"},
+      {"TableBasePattern",
+       "table|indptr|indices|req_to_token|req_to_page|page_ids|block_ids|seq_lens|query_start_loc|"
+       "cu_seqlens|slot_mapping|positions",
+       "regex (case-insensitive) of index-table pointers: offsets into them (req * "
+       "block_table_stride) are bounded by the table's size, far below 2^31, and not reported"},
       {"SafeHelpers", "",
        "regex of helper functions whose results are trusted offsets and whose bodies are not "
        "reported (e.g. ^page_offset$)"},
@@ -44,8 +52,10 @@ void NarrowedIndexOverflow::configure(const Options &O) {
   HasSafe = !Safe.empty();
   SafeRe = Re(HasSafe ? Safe : "$^");
   IndexRe = Re(opt(O, "IndexPattern"));
+  TableRe = Re(opt(O, "TableBasePattern"));
   LaunchTier = optBool(O, "LaunchIndexTier");
   MinConstantStride = optInt(O, "MinConstantStride");
+  DependentLoadBits = optInt(O, "DependentLoadBits");
 }
 
 bool NarrowedIndexOverflow::strideName(const std::string &Name) const {
@@ -195,8 +205,43 @@ struct NarrowedIndexOverflow::Walk {
     }
   }
 
+  /// The width a value has in the instantiations that matter when the
+  /// primary template leaves it dependent: an index table's element type is
+  /// assumed DependentLoadBits wide (IdType is int32_t in every engine we
+  /// measured); anything else dependent stays unknown.
+  IntTy effective(const Node *N, unsigned Depth = 0) const {
+    if (!N || Depth > 16)
+      return IntTy::unknown();
+    if (N->Ty.known() || N->Ty.Pointer)
+      return N->Ty;
+    switch (N->K) {
+    case Kind::Load:
+      return R.DependentLoadBits > 0 ? IntTy::integer(unsigned(R.DependentLoadBits), true)
+                                     : IntTy::unknown();
+    case Kind::Var:
+    case Kind::Call:
+      return effective(N->op(0), Depth + 1);
+    case Kind::Add: case Kind::Sub: case Kind::Mul: case Kind::Select: case Kind::Phi: {
+      IntTy T = IntTy::integer(32, true);
+      for (size_t I = N->K == Kind::Select ? 1 : 0; I < N->Ops.size(); ++I) {
+        IntTy O = effective(N->Ops[I], Depth + 1);
+        if (!O.known())
+          return IntTy::unknown();
+        if (O.Bits > T.Bits || (O.Bits == T.Bits && !O.Signed))
+          T = O.Bits < 32 ? T : O;
+      }
+      return T;
+    }
+    default:
+      return IntTy::unknown();
+    }
+  }
+
   bool qualifies(const Node *N, const Node *&Index, const Node *&Stride) {
-    if (!N->Ty.narrow() || isRoundDown(N))
+    if (isRoundDown(N))
+      return false;
+    IntTy Ty = N->Ty.known() ? N->Ty : effective(N);
+    if (!Ty.narrow())
       return false;
     const Node *A = N->op(0), *B = N->op(1);
     if (!A || !B)
@@ -213,7 +258,7 @@ struct NarrowedIndexOverflow::Walk {
         FB.I.reset();
       }
     }
-    if (fits(FA, FB, N->Ty))
+    if (fits(FA, FB, Ty))
       return false;
     if (R.isIndex(FA) && R.isStride(FB)) {
       Index = A, Stride = B;
@@ -228,6 +273,7 @@ struct NarrowedIndexOverflow::Walk {
 
   void report(const Node *N, const Node *Index, const Node *Stride) {
     (void)Stride;
+    IntTy Ty = N->Ty.known() ? N->Ty : effective(N);
     const Node *Leaf = leftmostFactor(Index);
     const Fact &FI = M.of(Index);
     // Name the leaf when it is the index itself (page in page * a * b);
@@ -245,9 +291,9 @@ struct NarrowedIndexOverflow::Walk {
     case kvlint::Origin::Launch: Why = "is a launch index"; break;
     default: Why = "is not bounded"; break;
     }
-    Fd.Message = std::to_string(N->Ty.Bits) + "-bit " + (N->Ty.Signed ? "signed" : "unsigned") +
+    Fd.Message = std::to_string(Ty.Bits) + "-bit " + (Ty.Signed ? "signed" : "unsigned") +
                  " product " + quote(N) + " is used as a memory offset and wraps past " +
-                 (N->Ty.Signed ? "2^31" : "2^32") + ": index " + quote(Named) + " " + Why +
+                 (Ty.Signed ? "2^31" : "2^32") + ": index " + quote(Named) + " " + Why +
                  "; widen it to 64 bits before it multiplies";
     if (!widenFix(F.Lang, Leaf, Fd.Fixes))
       Fd.Notes.push_back({Leaf->Range, "the index is spelled inside a macro; widen it there"});
@@ -255,12 +301,28 @@ struct NarrowedIndexOverflow::Walk {
   }
 };
 
+/// The pointer an address starts from (through offsets, casts, variables).
+static const Node *rootBase(const Node *N) {
+  for (unsigned I = 0; N && I < 64; ++I) {
+    if (N->K == Kind::PtrAdd || N->K == Kind::Var || N->K == Kind::Cast ||
+        (N->K == Kind::Call && N->op(0)))
+      N = N->op(0);
+    else
+      return N;
+  }
+  return N;
+}
+
 void NarrowedIndexOverflow::run(const Function &F, std::vector<Finding> &Out) const {
   if (HasSafe && std::regex_search(F.Name, SafeRe))
     return;
   Walk W{*this, F, Out, {}, {}, {}};
-  for (const Access &A : F.Accesses)
+  for (const Access &A : F.Accesses) {
+    const Node *Base = rootBase(A.Addr);
+    if (Base && !Base->Name.empty() && std::regex_search(Base->Name, TableRe))
+      continue;
     W.addr(A.Addr);
+  }
 }
 
 KVLINT_REGISTER_RULE(NarrowedIndexOverflow, "KV001", "kvlint-narrowed-index-overflow")

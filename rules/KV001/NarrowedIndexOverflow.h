@@ -30,10 +30,11 @@ private:
   bool isStride(const Fact &F) const;
   bool strideName(const std::string &Name) const;
 
-  std::regex StrideRe, IndexRe, SafeRe;
+  std::regex StrideRe, IndexRe, TableRe, SafeRe;
   bool HasSafe = false;
   bool LaunchTier = false;
   int64_t MinConstantStride = 2;
+  int64_t DependentLoadBits = 32;
 };
 
 } // namespace kvlint
