@@ -1,6 +1,6 @@
 # KV001 facet: how the product reaches the address (variables, tuples,
 # tl.where, casts after the multiply, 2-D broadcasts, loop-carried pointers).
-# RUN: %if kvlint %{ not %kvlint %s | FileCheck %s --implicit-check-not=warning: %}
+# RUN: %if kvlint %{ not %kvlint --checks=KV001 %s | FileCheck %s --implicit-check-not=warning: %}
 import triton
 import triton.language as tl
 

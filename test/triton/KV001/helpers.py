@@ -1,6 +1,6 @@
 # KV001 facet: @triton.jit helpers are analysed inlined with their callers'
 # argument facts; findings point into the helper where the product is.
-# RUN: %if kvlint %{ not %kvlint %s | FileCheck %s --implicit-check-not=warning: %}
+# RUN: %if kvlint %{ not %kvlint --checks=KV001 %s | FileCheck %s --implicit-check-not=warning: %}
 import triton
 import triton.language as tl
 

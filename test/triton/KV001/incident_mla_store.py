@@ -1,7 +1,7 @@
 # KV001, the DeepSeek MLA store incident in Triton: an int64 location is
 # narrowed with .to(tl.int32), divided into a page, and the page is multiplied
 # by the per-page stride (74,880 elements) in int32. It wraps at page 28,679.
-# RUN: %if kvlint %{ not %kvlint %s | FileCheck %s --implicit-check-not=warning: %}
+# RUN: %if kvlint %{ not %kvlint --checks=KV001 %s | FileCheck %s --implicit-check-not=warning: %}
 import triton
 import triton.language as tl
 
