@@ -96,6 +96,8 @@ bool NarrowedIndexOverflow::isStride(const Fact &F) const {
     return (F.I->Lo < 0 ? -F.I->Lo : F.I->Lo) >= MinConstantStride;
   if (F.M == Mag::Small && F.O == Origin::None)
     return false; // threadIdx, tl.arange, x % C: bounded, not a stride
+  if (F.M == Mag::Launch && !LaunchTier)
+    return false; // blockIdx.x * max_blocks: a launch product, its own tier
   return true;
 }
 
@@ -173,10 +175,13 @@ struct NarrowedIndexOverflow::Walk {
       if (!safeCall(N))
         offset(N->op(0), Suppressed);
       return;
+    case Kind::Cast:
+      if (!Suppressed && narrowsWideOffset(N))
+        return;
+      [[fallthrough]];
     case Kind::Add:
     case Kind::Sub:
     case Kind::Neg:
-    case Kind::Cast:
     case Kind::Min:
     case Kind::Max:
     case Kind::Phi:
@@ -203,6 +208,47 @@ struct NarrowedIndexOverflow::Walk {
     default:
       return; // loads, divisions, remainders, masks: the walk stops
     }
+  }
+
+  /// A 64-bit offset (index * stride widened correctly) cut back to 32 bits
+  /// before it is used: `int off = (int64_t)page * stride; cache[off]`.
+  bool narrowsWideOffset(const Node *Cast) {
+    const Node *From = Cast->op(0);
+    if (!From || !Cast->Ty.narrow() || !From->Ty.known() || From->Ty.Pointer ||
+        From->Ty.Bits <= Cast->Ty.Bits)
+      return false;
+    std::vector<const Node *> Stack = {From};
+    for (unsigned Steps = 0; !Stack.empty() && Steps < 64; ++Steps) {
+      const Node *N = Stack.back();
+      Stack.pop_back();
+      if (!N)
+        continue;
+      if (N->K == Kind::Add || N->K == Kind::Sub || N->K == Kind::Var ||
+          (N->K == Kind::Cast && !N->Ty.narrow())) {
+        for (const Node *O : N->Ops)
+          Stack.push_back(O);
+        continue;
+      }
+      if (N->K != Kind::Mul || N->Ty.narrow() || !N->Ty.known())
+        continue;
+      for (int I = 0; I < 2; ++I) {
+        const Fact &FI = M.of(N->op(I));
+        if (!R.isIndex(FI) || !R.isStride(M.of(N->op(1 - I))))
+          continue;
+        Finding Fd;
+        Fd.Code = R.code();
+        Fd.Check = R.check();
+        Fd.Range = Cast->Range;
+        Fd.Message = std::to_string(From->Ty.Bits) + "-bit offset " + quote(From) +
+                     " is narrowed to " + std::to_string(Cast->Ty.Bits) +
+                     " bits before it is used as a memory offset and wraps past " +
+                     (Cast->Ty.Signed ? "2^31" : "2^32") +
+                     "; keep the offset in a 64-bit type (int64_t)";
+        Out.push_back(std::move(Fd));
+        return true;
+      }
+    }
+    return false;
   }
 
   /// The width a value has in the instantiations that matter when the

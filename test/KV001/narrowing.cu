@@ -71,3 +71,19 @@ __device__ void store_wide(float *cache, int64_t slot, int head_size) {
 __global__ void wide_param(float *cache, const int64_t *slot_mapping, int head_size) {
   store_wide(cache, slot_mapping[blockIdx.x], head_size);
 }
+
+// Positive: widened correctly, then cut back to 32 bits by the local's type
+// (what a fix-it that only widens the index leaves behind).
+__global__ void narrow_wide_offset(float *cache, const int *block_table, int block_stride) {
+  int block_idx = block_table[blockIdx.x];
+  // CHECK: narrowing.cu:[[@LINE+1]]:19: warning: 64-bit offset {{.*}} is narrowed to 32 bits before it is used as a memory offset{{.*}}[kvlint-narrowed-index-overflow]
+  const int dst = static_cast<int64_t>(block_idx) * block_stride + threadIdx.x;
+  cache[dst] = 0.f;
+}
+
+// Negative: the same offset kept in int64_t.
+__global__ void keep_wide_offset(float *cache, const int *block_table, int block_stride) {
+  int block_idx = block_table[blockIdx.x];
+  const int64_t dst = static_cast<int64_t>(block_idx) * block_stride + threadIdx.x;
+  cache[dst] = 0.f;
+}
