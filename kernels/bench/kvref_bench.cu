@@ -39,9 +39,8 @@ __device__ inline int64_t slot_unguarded(const kvref_slot_group& g, int32_t row,
                                          int32_t cp_size, int32_t cp_rank, int32_t cp_interleave) {
   if (pos < 0) return KVREF_PAD_SLOT;
   const int64_t virtual_block = static_cast<int64_t>(g.block_size) * cp_size;
-  int64_t col;
-  int64_t off;
-  kvref::divmod(pos, virtual_block, col, off);
+  const int64_t col = pos / virtual_block;
+  const int64_t off = pos - col * virtual_block;
   int64_t local = off;
   if (cp_size > 1) {
     const int64_t stripe = off / cp_interleave;

@@ -12,7 +12,7 @@
 #if defined(__HIP__)
 #define KVREF_HIP 1
 #define KVREF_GPU 1
-#elif defined(__CUDACC__)
+#elif defined(__CUDACC__) || defined(__CUDA__)
 #define KVREF_CUDA 1
 #define KVREF_GPU 1
 #elif defined(KVREF_EMULATE)

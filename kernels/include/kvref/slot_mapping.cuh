@@ -47,9 +47,8 @@ KVREF_HOST_DEVICE inline int64_t slot_for_position(const kvref_slot_group& g, in
                                                    int32_t cp_interleave) {
   if (pos < 0) return KVREF_PAD_SLOT;
   const int64_t virtual_block = static_cast<int64_t>(g.block_size) * cp_size;
-  int64_t col;
-  int64_t off;
-  divmod(pos, virtual_block, col, off);
+  const int64_t col = pos / virtual_block;
+  const int64_t off = pos - col * virtual_block;
   // Width guard: a column at or past the row width is not in this group's table.
   if (col >= static_cast<int64_t>(g.width)) return KVREF_PAD_SLOT;
   int64_t local = off;
