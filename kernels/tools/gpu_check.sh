@@ -49,9 +49,15 @@ p1=$!
 "$NVCC" $FLAGS $ARCH "$K/bench/kvref_bench.cu" -L"$B" -lkvref_cuda -Xlinker -rpath,"$B" \
   -o "$B/kvref_bench" >> "$OUT/build.log" 2>&1 &
 p2=$!
+"$NVCC" $FLAGS $ARCH "$K/examples/cuda_example.cu" -L"$B" -lkvref_cuda -Xlinker -rpath,"$B" \
+  -o "$B/kvref_cuda_example" >> "$OUT/build.log" 2>&1 &
+p3=$!
 wait $p1 || status=1
 wait $p2 || status=1
+wait $p3 || status=1
 log "build: $(( $(date +%s) - t0 )) s, status $status"
+"$B/kvref_cuda_example" > "$OUT/example.log" 2>&1 || status=1
+log "cuda_example: rc $? $(cat "$OUT/example.log")"
 if [ $status -ne 0 ]; then cat "$OUT/build.log"; exit 1; fi
 
 t0=$(date +%s)
