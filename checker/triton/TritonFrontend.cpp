@@ -63,8 +63,15 @@ std::vector<TSNode> kids(TSNode N) {
   return Out;
 }
 
+/// A field of N. Field names are string literals: their ids are cached per
+/// literal (per thread: files are lowered in parallel).
 TSNode field(TSNode N, const char *F) {
-  return ts_node_child_by_field_name(N, F, (uint32_t)strlen(F));
+  thread_local std::unordered_map<const char *, TSFieldId> Ids;
+  auto It = Ids.find(F);
+  if (It == Ids.end())
+    It = Ids.emplace(F, ts_language_field_id_for_name(tree_sitter_python(), F,
+                                                      (uint32_t)strlen(F))).first;
+  return ts_node_child_by_field_id(N, It->second);
 }
 
 /// Visits every node under Root without recursion.
@@ -698,9 +705,27 @@ private:
 
   /// Lowers a loop body: once dry to find loop-carried values, then for real
   /// with those values as Phi(initial, updated). The graph stays acyclic.
+  /// True when the loop at At assigns a name that is bound before it (so a
+  /// value may be carried around the back-edge).
+  bool carriesValues(TSNode At) const {
+    bool Carries = false;
+    walk(At, [&](TSNode N) {
+      if (Carries) return;
+      TSNode L{};
+      if (is(N, "assignment") || is(N, "augmented_assignment")) L = field(N, "left");
+      else if (is(N, "for_statement")) L = field(N, "left");
+      else return;
+      std::vector<TSNode> Targets = {L};
+      if (!is(L, "identifier")) Targets = kids(L);
+      for (TSNode T : Targets)
+        if (is(T, "identifier") && Cur->Locals.count(M.text(T))) Carries = true;
+    });
+    return Carries;
+  }
+
   template <typename BodyFn> void loop(TSNode At, BodyFn &&Body) {
     Env Before = Cur->Locals;
-    if (LoopDepth < MaxDryLoopDepth) {
+    if (LoopDepth < MaxDryLoopDepth && carriesValues(At)) {
       bool SavedDry = Dry;
       size_t Rets = Cur->Returns.size();
       Dry = true;
@@ -1555,16 +1580,61 @@ bool ptrLikeName(const std::string &N) {
          N.rfind("ptr_", 0) == 0;
 }
 
-std::unique_ptr<Function> lowerFunction(Module &M, const JitFn &J,
-                                        std::vector<std::string> &Notes) {
-  std::set<std::string> Ptrs;
+/// Parameters that are visibly pointers: named like one, or the leftmost
+/// operand of a sum passed as the pointer of tl.load/store/atomic_*/
+/// make_block_ptr (`tl.load(pos + offs)`). Lowering finds the rest.
+std::set<std::string> pointerParams(const Module &M, const JitFn &J) {
+  std::set<std::string> Params, Ptrs;
   for (TSNode P : kids(field(J.Def, "parameters"))) {
     TSNode N = is(P, "identifier") ? P : field(P, "name");
     if (ts_node_is_null(N))
       for (TSNode K : kids(P))
         if (is(K, "identifier")) { N = K; break; }
-    if (is(N, "identifier") && ptrLikeName(M.text(N))) Ptrs.insert(M.text(N));
+    if (!is(N, "identifier")) continue;
+    Params.insert(M.text(N));
+    if (ptrLikeName(M.text(N))) Ptrs.insert(M.text(N));
   }
+  walk(field(J.Def, "body"), [&](TSNode C) {
+    if (!is(C, "call")) return;
+    std::string Mem = tlMember(M.qualify(field(C, "function"), nullptr));
+    if (Mem != "load" && Mem != "store" && Mem != "make_block_ptr" &&
+        Mem.rfind("atomic_", 0) != 0)
+      return;
+    TSNode Arg{};
+    for (TSNode A : kids(field(C, "arguments"))) {
+      if (is(A, "keyword_argument")) {
+        std::string K = M.text(field(A, "name"));
+        if (K == "pointer" || K == "base") { Arg = field(A, "value"); break; }
+        continue;
+      }
+      Arg = A;
+      break;
+    }
+    // Identifiers in additive position; the leftmost one is the pointer
+    // unless another is named like a pointer.
+    std::vector<std::string> Ids;
+    std::vector<TSNode> Work = {Arg};
+    while (!Work.empty() && Ids.size() < 16) {
+      TSNode E = Work.back();
+      Work.pop_back();
+      if (is(E, "parenthesized_expression") && !kids(E).empty()) Work.push_back(kids(E)[0]);
+      else if (is(E, "subscript")) Work.push_back(field(E, "value"));
+      else if (is(E, "binary_operator") && (M.text(field(E, "operator")) == "+" ||
+                                            M.text(field(E, "operator")) == "-")) {
+        Work.push_back(field(E, "right"));
+        Work.push_back(field(E, "left"));
+      } else if (is(E, "identifier")) Ids.push_back(M.text(E));
+    }
+    for (const std::string &I : Ids)
+      if (ptrLikeName(I)) return;
+    if (!Ids.empty() && Params.count(Ids[0])) Ptrs.insert(Ids[0]);
+  });
+  return Ptrs;
+}
+
+std::unique_ptr<Function> lowerFunction(Module &M, const JitFn &J,
+                                        std::vector<std::string> &Notes) {
+  std::set<std::string> Ptrs = pointerParams(M, J);
   std::unique_ptr<Function> F;
   // Parameters used as pointers are found by lowering; re-lower until stable.
   for (int Round = 0; Round < 4; ++Round) {
