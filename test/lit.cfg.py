@@ -48,6 +48,13 @@ hip_flags = ("-x hip --cuda-device-only -nogpuinc -nogpulib --offload-arch=gfx90
 config.substitutions.append(("%cuda-flags", cuda_flags))
 config.substitutions.append(("%hip-flags", hip_flags))
 
+# A codegen oracle that needs no GPU: clang's PTX shows a 32-bit product
+# (mul.lo.s32) where the source multiplies in 32 bits.
+clangxx = tool("clang++")
+if clangxx:
+    config.available_features.add("clang")
+    config.substitutions.append(("%clang-ptx", "%s %s -O2 -S -o -" % (clangxx, cuda_flags)))
+
 kvlint = os.path.join(build, "bin", "kvlint")
 if os.path.exists(kvlint):
     config.available_features.add("kvlint")
