@@ -56,8 +56,10 @@ wait $p1 || status=1
 wait $p2 || status=1
 wait $p3 || status=1
 log "build: $(( $(date +%s) - t0 )) s, status $status"
-"$B/kvref_cuda_example" > "$OUT/example.log" 2>&1 || status=1
-log "cuda_example: rc $? $(cat "$OUT/example.log")"
+"$B/kvref_cuda_example" > "$OUT/example.log" 2>&1
+rc=$?
+[ "$rc" -eq 0 ] || status=1
+log "cuda_example: rc $rc, $(cat "$OUT/example.log")"
 if [ $status -ne 0 ]; then cat "$OUT/build.log"; exit 1; fi
 
 t0=$(date +%s)
