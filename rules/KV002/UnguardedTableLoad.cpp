@@ -22,7 +22,7 @@ std::vector<OptionSpec> UnguardedTableLoad::options() const {
        "counts only on such a table"},
       {"WidthPattern",
        "width|max_num_blocks|max_blocks|blocks_per|num_cols|cols|max_pages|pages_per|row_len|"
-       "stride|max_len|max_context|max_seq_blocks",
+       "stride|max_len|max_context|max_seq_blocks|blocks$",
        "regex (case-insensitive) of names that bound a table column (the row width)"},
       {"BlockSizePattern", "block|page|blk|bs$|^bs|chunk|tile|group",
        "regex (case-insensitive) of divisor names that are block sizes"},
