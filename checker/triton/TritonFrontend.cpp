@@ -43,6 +43,7 @@ constexpr unsigned MaxInlineDepth = 4;   // helper calls inlined
 constexpr unsigned MaxDryLoopDepth = 3;  // loops lowered twice (loop-carried Phis)
 constexpr size_t MaxNodesPerFunction = 400000;
 constexpr unsigned MaxRecoveryRounds = 32; // lines blanked after syntax errors
+constexpr unsigned MaxValueFlags = 3;      // constexpr flags specialised on (2^3 lowerings)
 
 bool is(TSNode N, const char *T) { return !ts_node_is_null(N) && !strcmp(ts_node_type(N), T); }
 
@@ -228,6 +229,8 @@ public:
 
   /// Params that were used as pointers but typed as integers this round.
   std::set<std::string> WantPtr;
+  /// constexpr flags fixed for this specialisation (name -> value).
+  std::map<std::string, bool> Fixed;
   bool Aborted = false;
 
   void lowerEntry(const JitFn &J) {
@@ -314,6 +317,12 @@ private:
   }
   Node *constant(int64_t V, TSNode At) {
     Node *N = mk(Kind::Const, (V >= INT32_MIN && V <= INT32_MAX) ? i32() : i64(), At);
+    N->Value = V;
+    Weak.insert(N);
+    return N;
+  }
+  Node *boolConst(bool V, TSNode At) {
+    Node *N = mk(Kind::Const, IntTy::boolean(), At);
     N->Value = V;
     Weak.insert(N);
     return N;
@@ -476,7 +485,11 @@ private:
         }
       }
       Node *N;
-      if (Constexpr) {
+      if (Constexpr && !Pos && !Kw && Fixed.count(Name)) {
+        N = mk(Kind::Const, IntTy::boolean(), NameN);
+        N->Value = Fixed.at(Name);
+        Weak.insert(N);
+      } else if (Constexpr) {
         N = mk(Kind::Symbolic, i32(), NameN);
         Weak.insert(N);
       } else if (PtrParams.count(Name)) {
@@ -576,8 +589,22 @@ private:
     std::vector<Branch> Bs;
     std::vector<Guard> Neg; // conditions known false on later branches
     bool HasElse = false;
+    bool Static = false; // a branch known taken at compile time ends the chain
     auto AddCond = [&](TSNode CondN, TSNode Body) {
+      if (Static) return;
       const Node *C = asNode(expr(CondN), CondN);
+      int64_t V;
+      if (constOf(C, V)) {
+        // A constexpr condition: Triton compiles only the branch taken.
+        if (V) {
+          Branch B;
+          B.Path = Neg;
+          B.Body = Body;
+          Bs.push_back(B);
+          Static = true;
+        }
+        return;
+      }
       Branch B;
       B.Path = Neg;
       B.Path.push_back(Guard{C, false, Guard::If});
@@ -593,7 +620,7 @@ private:
         Guards.insert(Guards.end(), Neg.begin(), Neg.end());
         AddCond(field(K, "condition"), field(K, "consequence"));
         Guards.resize(Mark);
-      } else if (is(K, "else_clause")) {
+      } else if (is(K, "else_clause") && !Static) {
         Branch B;
         B.Path = Neg;
         B.Body = field(K, "body");
@@ -601,7 +628,7 @@ private:
         HasElse = true;
       }
     }
-    if (!HasElse) {
+    if (!HasElse && !Static) {
       Branch B;
       B.Path = Neg;
       Bs.push_back(B); // the fall-through path
@@ -682,15 +709,37 @@ private:
     return Val::node(phi(Ns, Name, At));
   }
 
-  /// A Phi typed as the widest alternative (a constexpr-flag widening such as
-  /// `if INT64: pid = pid.to(tl.int64)` makes later arithmetic 64-bit).
+  /// The type of a Phi. Alternatives of different widths mean some paths
+  /// compute in the narrow type, so the Phi is as narrow as its narrowest
+  /// alternative -- unless every narrow alternative is widened on the other
+  /// paths (`if INT64_INDEX: pid = pid.to(tl.int64)`: a flag the launcher sets
+  /// when the sizes need it), where the kernel's intent is the wide type.
   Node *phi(const std::vector<const Node *> &Ns, const std::string &Name, TSNode At) {
-    IntTy T = Ns[0]->Ty;
+    IntTy Wide = Ns[0]->Ty, Narrow = Ns[0]->Ty;
     bool AllWeak = true;
+    for (const Node *N : Ns) AllWeak &= isWeak(N);
+    bool First = true;
     for (const Node *N : Ns) {
-      AllWeak &= isWeak(N);
-      if (N->Ty.Pointer) T = N->Ty;
-      else if (!T.Pointer && N->Ty.known() && (!T.known() || N->Ty.Bits > T.Bits)) T = N->Ty;
+      // Python scalars adapt to the other alternatives' type.
+      if (!AllWeak && isWeak(N)) continue;
+      if (First) { Wide = Narrow = N->Ty; First = false; }
+      if (N->Ty.Pointer) { Wide = Narrow = N->Ty; continue; }
+      if (Wide.Pointer || !N->Ty.known()) continue;
+      if (!Wide.known() || N->Ty.Bits > Wide.Bits) Wide = N->Ty;
+      if (!Narrow.known() || N->Ty.Bits < Narrow.Bits) Narrow = N->Ty;
+    }
+    IntTy T = Wide;
+    if (Wide.known() && Narrow.known() && Narrow.Bits < Wide.Bits && !Wide.Pointer) {
+      for (const Node *N : Ns) {
+        if (!N->Ty.known() || N->Ty.Bits >= Wide.Bits || isWeak(N)) continue;
+        bool Widened = false;
+        for (const Node *W : Ns) {
+          const Node *C = strip(W);
+          if (W->Ty.Bits == Wide.Bits && C && C->K == Kind::Cast && strip(C->op(0)) == strip(N))
+            Widened = true;
+        }
+        if (!Widened) { T = Narrow; break; }
+      }
     }
     Node *P = mk(Kind::Phi, T, At);
     P->Ops = Ns;
@@ -793,7 +842,9 @@ private:
         Rn->Value2 = A;
         IV = Rn;
       } else {
-        IV = phi({Start, End}, M.text(L), L);
+        Node *P = phi({Start, End}, M.text(L), L);
+        P->Ty = T; // the induction variable has the bounds' promoted type
+        IV = P;
       }
     } else if (!IsRange) {
       expr(R);
@@ -903,12 +954,18 @@ private:
     }
     if (is(E, "not_operator")) {
       const Node *A = asNode(expr(field(E, "argument")), E);
+      int64_t C;
+      if (constOf(A, C)) return Val::node(boolConst(!C, E));
       return Val::node(mk(Kind::LNot, IntTy::boolean(), E, {A}));
     }
     if (is(E, "boolean_operator")) {
       const Node *L = asNode(expr(field(E, "left")), E);
       const Node *R = asNode(expr(field(E, "right")), E);
       bool And = M.text(field(E, "operator")) == "and";
+      int64_t CL, CR;
+      bool KL = constOf(L, CL), KR = constOf(R, CR);
+      if (KL && KR) return Val::node(boolConst(And ? (CL && CR) : (CL || CR), E));
+      if (KL) return (And == (CL != 0)) ? Val::node(R) : Val::node(boolConst(CL != 0, E));
       return Val::node(mk(And ? Kind::LAnd : Kind::LOr, IntTy::boolean(), E, {L, R}));
     }
     if (is(E, "comparison_operator")) return comparison(E);
@@ -1632,7 +1689,69 @@ std::set<std::string> pointerParams(const Module &M, const JitFn &J) {
   return Ptrs;
 }
 
+/// constexpr flags worth specialising on. Triton compiles one kernel per
+/// value of a constexpr, so a branch on a flag is resolved at compile time.
+/// Lowering both arms into one function merges values of different
+/// specialisations (an int32 varlen offset with an int64 dense one) into
+/// Phis that no single compiled kernel computes. Flags whose branches assign
+/// values are therefore fixed, one lowering per combination (the first
+/// MaxValueFlags of them); a flag whose branch only widens values
+/// (`if INT64_INDEX: pid = pid.to(tl.int64)`) is taken as set: the launcher
+/// sets it when the sizes need it. Other flags only guard accesses and merge.
+struct FlagPlan {
+  std::vector<std::string> Value; // enumerated
+  std::set<std::string> Widen;    // fixed to true
+};
+
+FlagPlan planFlags(const Module &M, const JitFn &J) {
+  std::set<std::string> Constexprs;
+  for (TSNode P : kids(field(J.Def, "parameters"))) {
+    TSNode T = field(P, "type");
+    if (ts_node_is_null(T) || kids(T).empty()) continue;
+    if (tlMember(M.qualify(kids(T)[0], nullptr)) != "constexpr") continue;
+    TSNode N = field(P, "name");
+    if (ts_node_is_null(N))
+      for (TSNode K : kids(P))
+        if (is(K, "identifier")) { N = K; break; }
+    if (is(N, "identifier")) Constexprs.insert(M.text(N));
+  }
+  FlagPlan Plan;
+  std::set<std::string> Seen;
+  walk(field(J.Def, "body"), [&](TSNode N) {
+    if (!is(N, "if_statement") && !is(N, "elif_clause")) return;
+    TSNode C = field(N, "condition");
+    while (is(C, "parenthesized_expression") && !kids(C).empty()) C = kids(C)[0];
+    if (is(C, "not_operator")) C = field(C, "argument");
+    if (!is(C, "identifier") || !Constexprs.count(M.text(C))) return;
+    std::string Flag = M.text(C);
+    bool Assigns = false, WidenOnly = true;
+    TSNode Body = field(N, "consequence");
+    for (TSNode S : kids(Body)) {
+      TSNode A = kids(S).empty() ? S : kids(S)[0];
+      if (!is(S, "expression_statement") || !is(A, "assignment") ||
+          M.text(field(A, "right")).find("int64") == std::string::npos)
+        WidenOnly = false;
+    }
+    walk(N, [&](TSNode X) {
+      if (is(X, "assignment") || is(X, "augmented_assignment")) Assigns = true;
+    });
+    bool HasElse = false;
+    for (TSNode K : kids(N))
+      if (is(K, "elif_clause") || is(K, "else_clause")) HasElse = true;
+    if (!Assigns) return;
+    if (WidenOnly && !HasElse && is(N, "if_statement")) {
+      Plan.Widen.insert(Flag);
+      return;
+    }
+    if (Seen.insert(Flag).second && Plan.Value.size() < MaxValueFlags)
+      Plan.Value.push_back(Flag);
+  });
+  for (const std::string &V : Plan.Value) Plan.Widen.erase(V);
+  return Plan;
+}
+
 std::unique_ptr<Function> lowerFunction(Module &M, const JitFn &J,
+                                        const std::map<std::string, bool> &Fixed,
                                         std::vector<std::string> &Notes) {
   std::set<std::string> Ptrs = pointerParams(M, J);
   std::unique_ptr<Function> F;
@@ -1650,6 +1769,7 @@ std::unique_ptr<Function> lowerFunction(Module &M, const JitFn &J,
     F->Range = R;
     std::vector<std::string> RoundNotes;
     FnLowerer L(M, *F, Ptrs, RoundNotes);
+    L.Fixed = Fixed;
     L.lowerEntry(J);
     size_t Before = Ptrs.size();
     Ptrs.insert(L.WantPtr.begin(), L.WantPtr.end());
@@ -1755,8 +1875,19 @@ LoweredFile lowerTritonSource(const std::string &Path, const std::string &Source
     // their callers' argument facts; lowering them alone would judge their
     // parameters without those facts.
     if (J.Called) continue;
-    Out.Functions.push_back(lowerFunction(M, J, Out.Notes));
+    FlagPlan Plan = planFlags(M, J);
+    for (unsigned Combo = 0; Combo < (1u << Plan.Value.size()); ++Combo) {
+      std::map<std::string, bool> Fixed;
+      for (const std::string &W : Plan.Widen) Fixed[W] = true;
+      for (size_t I = 0; I < Plan.Value.size(); ++I) Fixed[Plan.Value[I]] = (Combo >> I) & 1;
+      Out.Functions.push_back(lowerFunction(M, J, Fixed, Out.Notes));
+    }
   }
+  // Specialisations repeat the same notes.
+  std::vector<std::string> Unique;
+  for (const std::string &N : Out.Notes)
+    if (std::find(Unique.begin(), Unique.end(), N) == Unique.end()) Unique.push_back(N);
+  Out.Notes = Unique;
   ts_tree_delete(T);
   ts_parser_delete(P);
   return Out;

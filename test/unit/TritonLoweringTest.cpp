@@ -257,21 +257,51 @@ TEST(TritonLowering, LoopCarriedPointer) {
   EXPECT_TRUE(LoopGuard);
 }
 
-TEST(TritonLowering, ConstexprFlagMergesWithPhi) {
-  auto LF = lower("@triton.jit\ndef k(p, stride, INT64_INDEX: tl.constexpr):\n"
-                  "    pid = tl.program_id(0)\n"
+TEST(TritonLowering, WideningFlagIsTakenAsSet) {
+  auto LF = lower("@triton.jit\ndef k(p, idx_ptr, stride, INT64_INDEX: tl.constexpr):\n"
+                  "    idx = tl.load(idx_ptr)\n"
                   "    if INT64_INDEX:\n"
-                  "        pid = pid.to(tl.int64)\n"
-                  "    tl.store(p + pid * stride, 0)\n");
+                  "        idx = idx.to(tl.int64)\n"
+                  "    tl.store(p + idx * stride, 0)\n");
+  const Node *Mul = findKind(lastAddr(LF), Kind::Mul);
+  ASSERT_TRUE(Mul);
+  EXPECT_TRUE(isTy(Mul->Ty, 64, true));
+  EXPECT_FALSE(findKind(lastAddr(LF), Kind::Symbolic)) << "the flag is resolved, not a guard";
+}
+
+TEST(TritonLowering, ValueFlagsAreSpecialised) {
+  auto LF = lower("@triton.jit\ndef k(p, cu_ptr, T, H: tl.constexpr, IS_VARLEN: tl.constexpr):\n"
+                  "    i_b = tl.program_id(0).to(tl.int64)\n"
+                  "    if IS_VARLEN:\n"
+                  "        bos = tl.load(cu_ptr + i_b).to(tl.int32)\n"
+                  "    else:\n"
+                  "        bos = i_b * T\n"
+                  "    tl.store(p + bos * H, 0)\n");
+  ASSERT_EQ(LF.Functions.size(), 2u) << "one lowering per value of IS_VARLEN";
+  std::set<unsigned> Bits;
+  for (auto &F : LF.Functions) {
+    ASSERT_FALSE(F->Accesses.empty());
+    const Node *Mul = F->Accesses.back().Addr->op(1);
+    ASSERT_EQ(Mul->K, Kind::Mul);
+    Bits.insert(Mul->Ty.Bits);
+    EXPECT_FALSE(findKind(Mul, Kind::Phi)) << "no value merged across specialisations";
+    if (Mul->Ty.Bits == 32) EXPECT_TRUE(findKind(Mul, Kind::Load));
+  }
+  EXPECT_EQ(Bits, (std::set<unsigned>{32, 64}));
+}
+
+TEST(TritonLowering, PhiOfDifferentValuesIsNarrow) {
+  // A runtime branch (not a constexpr): one path computes in 32 bits.
+  auto LF = lower("@triton.jit\ndef k(p, cu_ptr, n, H: tl.constexpr):\n"
+                  "    i_b = tl.program_id(0)\n"
+                  "    if n > 0:\n"
+                  "        bos = tl.load(cu_ptr + i_b)\n"
+                  "    else:\n"
+                  "        bos = i_b.to(tl.int64) * n\n"
+                  "    tl.store(p + bos * H, 0)\n");
   const Node *Phi = findKind(lastAddr(LF), Kind::Phi);
   ASSERT_TRUE(Phi);
-  ASSERT_EQ(Phi->Ops.size(), 2u);
-  bool Has64 = false, Has32 = false;
-  for (const Node *O : Phi->Ops) {
-    Has64 |= O->Ty.Bits == 64;
-    Has32 |= O->Ty.Bits == 32;
-  }
-  EXPECT_TRUE(Has64 && Has32);
+  EXPECT_TRUE(isTy(Phi->Ty, 32, true));
 }
 
 TEST(TritonLowering, HelpersAreInlinedWithCallerFacts) {
