@@ -28,6 +28,19 @@ def _kernels_dir():
 _loaded = False
 
 
+def _gencode():
+    """-gencode for the current GPU (KVREF_TORCH_CUDA_ARCH=90 overrides; sm_90 without a GPU)."""
+    arch = os.environ.get("KVREF_TORCH_CUDA_ARCH")
+    if not arch:
+        import torch
+
+        arch = "90"
+        if torch.cuda.is_available():
+            major, minor = torch.cuda.get_device_capability()
+            arch = f"{major}{minor}"
+    return f"-gencode=arch=compute_{arch},code=sm_{arch}"
+
+
 def load(verbose=False):
     """Build (once) and load the extension; afterwards torch.ops.kvref.* exist."""
     global _loaded
@@ -50,7 +63,7 @@ def load(verbose=False):
         sources=sources,
         extra_include_paths=[include, os.path.join(root, "src")],
         extra_cflags=["-O2", "-std=c++17"],
-        extra_cuda_cflags=["-O3", "-std=c++17", "-gencode=arch=compute_90,code=sm_90"],
+        extra_cuda_cflags=["-O3", "-std=c++17", _gencode()],
         build_directory=build_dir,
         is_python_module=False,
         verbose=verbose,
