@@ -211,10 +211,16 @@ struct Module {
 std::string tlMember(const std::string &Q) {
   static const char *Prefixes[] = {"triton.language.core.", "triton.language.math.",
                                    "triton.language.standard.", "triton.language.",
-                                   "triton."};
+                                   "triton.experimental.gluon.language.",
+                                   "triton.experimental.gluon.", "triton."};
   for (const char *P : Prefixes)
-    if (Q.rfind(P, 0) == 0)
-      return Q.substr(strlen(P));
+    if (Q.rfind(P, 0) == 0) {
+      std::string M = Q.substr(strlen(P));
+      // Gluon's target namespaces: gl.amd.cdna4.async_copy.buffer_load_to_shared
+      size_t Dot = M.rfind('.');
+      if (Dot != std::string::npos && M.find("buffer_", Dot) == Dot + 1) return M.substr(Dot + 1);
+      return M;
+    }
   return "";
 }
 
@@ -1332,6 +1338,7 @@ private:
       Val Obj = expr(field(Fn, "object"));
       Args A = lowerArgs(ArgList);
       if (Meth == "to") return cast(Obj, A.get(0, "dtype"), E);
+      if (Meth == "load") return memoryRead(Obj, E); // smem.load(layout), desc.load([...])
       if (Meth == "__getitem__" || Meth == "broadcast_to" || Meth == "reshape" ||
           Meth == "view" || Meth == "expand_dims" || Meth == "trans" || Meth == "permute")
         return Obj;
@@ -1399,6 +1406,30 @@ private:
       Node *L = mk(Kind::Load, ET, E, {P});
       L->ElemTy = ET;
       L->Name = baseName(P);
+      return Val::node(L);
+    }
+    if (B.size() >= 19 && B.compare(B.size() - 19, 19, "load_shared_relaxed") == 0)
+      return memoryRead(A.Pos.empty() ? Val() : A.Pos[0], E);
+    if (B == "buffer_load" || B == "buffer_load_to_shared" || B == "buffer_store") {
+      // AMD buffer operations (Gluon): base pointer plus element offsets.
+      size_t Base = B == "buffer_load" ? 0 : 1;
+      const Node *P = nodeArg(A, Base, "ptr", E);
+      const Node *Off = nodeArg(A, Base + 1, "offsets", E);
+      const Node *Mk = nodeArg(A, Base + 2, "mask", E);
+      const Node *Ot = B == "buffer_store" ? nullptr : nodeArg(A, Base + 3, "other", E);
+      if (!P || !Off) return Val::node(unknown(E));
+      Node *Addr = mk(Kind::PtrAdd, IntTy::pointer(), E, {P, Off});
+      Addr->Name = P->Name;
+      Addr->Range = Off->Range;
+      Addr->Text = Off->Text;
+      inheritPtr(Addr, P);
+      if (!P->Ty.Pointer) wantPointer(P);
+      recordAccess(B == "buffer_store" ? AccessKind::Store : AccessKind::Load, Addr, Mk, Ot, E);
+      if (B != "buffer_load") return Val();
+      IntTy ET = elemOf(Addr);
+      Node *L = mk(Kind::Load, ET, E, {Addr});
+      L->ElemTy = ET;
+      L->Name = baseName(Addr);
       return Val::node(L);
     }
     if (B == "make_block_ptr") {
@@ -1496,6 +1527,17 @@ private:
     return opaqueCall(Q, A, E);
   }
 
+  /// A value read from shared memory or through a tensor descriptor: loaded,
+  /// but not through a pointer expression, so no global access is recorded.
+  Val memoryRead(const Val &From, TSNode E) {
+    const Node *Src = From.isNode() ? From.Nd : unknown(E);
+    IntTy ET = IntTy::integer(M.LoadBits, true);
+    Node *L = mk(Kind::Load, ET, E, {Src});
+    L->ElemTy = ET;
+    L->Name = Src->Name.empty() ? Src->Text : Src->Name;
+    return Val::node(L);
+  }
+
   Val opaqueCall(const std::string &Name, const Args &A, TSNode E) {
     Node *N = mk(Kind::Call, IntTy::unknown(), E);
     N->Name = Name;
@@ -1560,6 +1602,8 @@ void scanImports(Module &M, TSNode S) {
         // `from <anything> import tl, triton` (vllm.triton_utils and friends)
         if (Name == "tl" || (Mod == "triton" && Name == "language")) Full = "triton.language";
         else if (Name == "triton") Full = "triton";
+        else if (Name == "jit" && Mod.find("gluon") != std::string::npos)
+          Full = "triton.experimental.gluon.jit";
         else if (Name == "jit" && Mod.find("triton") != std::string::npos) Full = "triton.jit";
         M.Alias[Local] = Full;
       } while (ts_tree_cursor_goto_next_sibling(&C));
@@ -1574,7 +1618,8 @@ bool isJitDecorator(const Module &M, TSNode Dec) {
   TSNode E = Ks[0];
   if (is(E, "call")) E = field(E, "function");
   std::string Q = M.qualify(E, nullptr);
-  return Q == "triton.jit" || Q == "triton.language.jit" || Q == "triton.runtime.jit.jit";
+  return Q == "triton.jit" || Q == "triton.language.jit" || Q == "triton.runtime.jit.jit" ||
+         Q == "triton.experimental.gluon.jit";
 }
 
 void scanModule(Module &M, TSNode Block, unsigned Depth) {
