@@ -28,5 +28,5 @@ def shared_page(kv_cache, req_to_tokens, stride_kv, BLOCK: gl.constexpr):
     bufs = gl.allocate_shared_memory(gl.int32, [BLOCK], smem)
     gl.amd.cdna4.async_copy.buffer_load_to_shared(bufs, req_to_tokens, offs)
     kv_loc = gl.amd.cdna4.async_copy.load_shared_relaxed(bufs, layout)
-    # CHECK: gluon.py:[[@LINE+1]]:63: warning: {{.*}}'kv_loc * stride_kv'{{.*}}[kvlint-narrowed-index-overflow]
+    # CHECK: gluon.py:[[@LINE+1]]:67: warning: {{.*}}'kv_loc * stride_kv'{{.*}}[kvlint-narrowed-index-overflow]
     gl.amd.cdna4.async_copy.buffer_load_to_shared(bufs, kv_cache, kv_loc * stride_kv + offs)
