@@ -639,25 +639,23 @@ private:
       B.Path = Neg;
       Bs.push_back(B); // the fall-through path
     }
-    Env Base = Cur->Locals;
+    Env Base = std::move(Cur->Locals);
     std::vector<Env> Outs;
     std::vector<const Branch *> Live;
     for (const Branch &B : Bs) {
-      Cur->Locals = Base;
+      if (&B == &Bs.back()) Cur->Locals = std::move(Base); // the last one may take it
+      else Cur->Locals = Base;
       size_t Mark = Guards.size();
       Guards.insert(Guards.end(), B.Path.begin(), B.Path.end());
       bool Term = ts_node_is_null(B.Body) ? false : block(B.Body);
       Guards.resize(Mark);
       if (!Term) {
-        Outs.push_back(Cur->Locals);
+        Outs.push_back(std::move(Cur->Locals));
         Live.push_back(&B);
       }
     }
-    if (Live.empty()) {
-      Cur->Locals = Base;
-      return true;
-    }
-    Cur->Locals = merge(Base, Outs, S);
+    if (Live.empty()) return true; // the rest of the block is unreachable
+    Cur->Locals = merge(Outs, S);
     if (Live.size() == 1 && Live.size() < Bs.size()) {
       // Only one path reaches the rest of the block: its conditions hold there.
       for (Guard G : Live[0]->Path) {
@@ -668,20 +666,33 @@ private:
     return false;
   }
 
-  Env merge(const Env &Base, const std::vector<Env> &Outs, TSNode At) {
-    if (Outs.size() == 1) return Outs[0];
+  /// Joins the environments at the end of branches: names bound to the same
+  /// value everywhere keep it, others get a Phi of their values. The maps are
+  /// sorted, so one lock-step pass visits every name once.
+  Env merge(std::vector<Env> &Outs, TSNode At) {
+    if (Outs.size() == 1) return std::move(Outs[0]);
     Env R;
-    std::set<std::string> Names;
-    for (const Env &E : Outs)
-      for (auto &KV : E) Names.insert(KV.first);
-    for (const std::string &N : Names) {
-      std::vector<Val> Alts;
-      for (const Env &E : Outs) {
-        auto It = E.find(N);
-        if (It != E.end()) Alts.push_back(It->second);
-      }
-      (void)Base;
-      R[N] = join(Alts, N, At);
+    std::vector<Env::const_iterator> Its, Ends;
+    for (const Env &E : Outs) {
+      Its.push_back(E.begin());
+      Ends.push_back(E.end());
+    }
+    std::vector<Val> Alts;
+    for (;;) {
+      const std::string *Min = nullptr;
+      for (size_t I = 0; I < Its.size(); ++I)
+        if (Its[I] != Ends[I] && (!Min || Its[I]->first < *Min)) Min = &Its[I]->first;
+      if (!Min) break;
+      std::string Name = *Min;
+      Alts.clear();
+      bool Same = true;
+      for (size_t I = 0; I < Its.size(); ++I)
+        if (Its[I] != Ends[I] && Its[I]->first == Name) {
+          if (!Alts.empty() && Its[I]->second != Alts[0]) Same = false;
+          Alts.push_back(Its[I]->second);
+          ++Its[I];
+        }
+      R.emplace_hint(R.end(), Name, Same ? Alts[0] : join(Alts, Name, At));
     }
     return R;
   }
@@ -780,7 +791,8 @@ private:
 
   template <typename BodyFn> void loop(TSNode At, BodyFn &&Body) {
     Env Before = Cur->Locals;
-    if (LoopDepth < MaxDryLoopDepth && carriesValues(At)) {
+    // Inside a dry pass only the names a loop changes matter: one pass does.
+    if (!Dry && LoopDepth < MaxDryLoopDepth && carriesValues(At)) {
       bool SavedDry = Dry;
       size_t Rets = Cur->Returns.size();
       Dry = true;
@@ -804,11 +816,12 @@ private:
     Body();
     Guards.resize(GuardMark);
     --LoopDepth;
-    Env After = Cur->Locals;
-    Cur->Locals = merge(Before, {Before, After}, At);
-    // Names first defined in the loop keep their in-loop value.
-    for (auto &KV : After)
-      if (!Before.count(KV.first)) Cur->Locals[KV.first] = KV.second;
+    std::vector<Env> Outs;
+    Outs.push_back(std::move(Before));
+    Outs.push_back(std::move(Cur->Locals));
+    // Names first defined in the loop keep their in-loop value (a join of
+    // one alternative).
+    Cur->Locals = merge(Outs, At);
   }
 
   void forStmt(TSNode S) {
