@@ -160,7 +160,8 @@ private:
 
   // ---- constants ---------------------------------------------------------
   const Node *tryConst(const Expr *E) {
-    if (E->isValueDependent() || E->isTypeDependent() || E->containsErrors())
+    if (E->getType().isNull() || E->isValueDependent() || E->isTypeDependent() ||
+        E->containsErrors())
       return nullptr;
     if (!E->getType()->isIntegralOrEnumerationType())
       return nullptr;
@@ -788,9 +789,13 @@ private:
       lowerStmt(CV);
     const Node *C = value(IS->getCond());
     if (IS->isConstexpr()) {
-      if (std::optional<const Stmt *> Taken = IS->getNondiscardedCase(Ctx)) {
-        if (*Taken)
-          lowerStmt(*Taken);
+      // getNondiscardedCase asserts a valid constant; a condition with errors
+      // (a macro from a missing header) or a dependent one takes both arms.
+      const Expr *CE = IS->getCond();
+      bool Value = false;
+      if (CE && !CE->isValueDependent() && !CE->containsErrors() &&
+          CE->EvaluateAsBooleanCondition(Value, Ctx)) {
+        lowerStmt(Value ? IS->getThen() : IS->getElse());
         return;
       }
     }
