@@ -162,14 +162,16 @@ struct NarrowedIndexOverflow::Walk {
     }
   }
 
-  // Suppressed: inside the factor of a product already reported, until the
-  // walk crosses into another statement (a variable's definition).
+  // Suppressed: inside the factors of a product already reported.
   void offset(const Node *N, bool Suppressed) {
     if (!N || !Seen.insert({N, Suppressed}).second)
       return;
     switch (N->K) {
     case Kind::Var:
-      offset(N->op(0), false);
+      // A reported product's index factor stays suppressed through its
+      // variables: in 'start = blk * BLOCK; p + start * stride' the report
+      // is the outer product, and its fix-it widens the chain at 'blk'.
+      offset(N->op(0), Suppressed);
       return;
     case Kind::Call:
       if (!safeCall(N))
