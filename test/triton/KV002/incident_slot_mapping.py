@@ -3,6 +3,13 @@
 # bounds it by the row width, so a narrow KV-cache group reads the next
 # request's row (or past the allocation at long positions).
 # RUN: %if kvlint %{ not %kvlint --checks=KV002 %s | FileCheck %s --implicit-check-not=warning: %}
+# GPU leg: both kernels run on a narrow second KV-cache group (2 columns).
+# The buggy one maps request 0's positions past its row to request 1's block;
+# the fixed one writes PAD_ID there.
+# RUN: %if triton-gpu %{ %python %s | FileCheck %s --check-prefix=GPU %}
+# GPU: buggy: slot[1][32] = 320 (request 1's block 20), expected -1
+# GPU-NEXT: fixed: slot[1][32] = -1
+# GPU-NEXT: fixed kernel matches the reference on all 64 tokens of both groups
 import triton
 import triton.language as tl
 
@@ -96,3 +103,47 @@ def _compute_slot_mappings_kernel_fixed(
         slot_ids = block_numbers * page_size + positions % page_size
         slot_ids = tl.where(in_row, slot_ids, PAD_ID)
         tl.store(slot_mapping_ptr + offset, slot_ids, mask=offset < end_idx)
+
+
+if __name__ == "__main__":
+    import torch
+
+    PAGE, PAD = 16, -1
+    dev = "cuda"
+    # Group 0: 8 columns per request; group 1 (a narrow tail group): 2.
+    widths = [8, 2]
+    tables = [torch.arange(100 * g, 100 * g + 2 * w, dtype=torch.int32, device=dev).view(2, w)
+              for g, w in enumerate(widths)]
+    tables[1] = torch.tensor([[10, 11], [20, 21]], dtype=torch.int32, device=dev)
+    ptrs = torch.tensor([t.data_ptr() for t in tables], dtype=torch.int64, device=dev)
+    strides = torch.tensor(widths, dtype=torch.int32, device=dev)
+    pages = torch.tensor([PAGE, PAGE], dtype=torch.int32, device=dev)
+    # Request 0: 48 tokens (positions 0..47, columns 0..2); request 1: 16.
+    pos = torch.cat([torch.arange(48), torch.arange(16)]).to(device=dev, dtype=torch.int64)
+    cu = torch.tensor([0, 48, 64], dtype=torch.int32, device=dev)
+
+    def reference():
+        out = torch.full((2, 64), PAD, dtype=torch.int64)
+        for g, t in enumerate(tables):
+            for r, (a, b) in enumerate([(0, 48), (48, 64)]):
+                for i in range(a, b):
+                    p = int(pos[i])
+                    if p // PAGE < widths[g]:
+                        out[g, i] = int(t[r, p // PAGE]) * PAGE + p % PAGE
+        return out
+
+    def run(kernel):
+        out = torch.full((2, 64), 7777, dtype=torch.int64, device=dev)
+        kernel[(2, 3)](64, 64, cu, pos, ptrs, strides, pages, out, 64, PAD_ID=PAD, TRITON_BLOCK_SIZE=64)
+        torch.cuda.synchronize()
+        return out.cpu()
+
+    ref = reference()
+    buggy = run(_compute_slot_mappings_kernel)
+    fixed = run(_compute_slot_mappings_kernel_fixed)
+    print("buggy: slot[1][32] = %d (request 1's block %d), expected %d"
+          % (buggy[1, 32], buggy[1, 32] // PAGE, ref[1, 32]))
+    print("fixed: slot[1][32] = %d" % fixed[1, 32])
+    assert not torch.equal(buggy, ref), "the buggy kernel should misbehave"
+    assert torch.equal(fixed, ref), (fixed, ref)
+    print("fixed kernel matches the reference on all 64 tokens of both groups")
