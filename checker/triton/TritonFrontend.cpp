@@ -828,7 +828,7 @@ private:
     TSNode L = field(S, "left"), R = field(S, "right"), B = field(S, "body");
     // range(a, b[, step]), tl.range(...), tl.static_range(...)
     const Node *Start = nullptr, *End = nullptr;
-    bool IsRange = false;
+    bool IsRange = false, Down = false; // Down: a negative constant step
     TSNode EndN{};
     if (is(R, "call")) {
       std::string Q = M.qualify(field(R, "function"), &Cur->Locals);
@@ -846,7 +846,11 @@ private:
           Start = asNode(expr(As[0]), As[0]);
           EndN = As[1];
           End = asNode(expr(As[1]), As[1]);
-          for (size_t I = 2; I < As.size(); ++I) expr(As[I]);
+          for (size_t I = 2; I < As.size(); ++I) {
+            const Node *Step = asNode(expr(As[I]), As[I]);
+            int64_t SV;
+            if (I == 2 && constOf(Step, SV) && SV < 0) Down = true;
+          }
         }
       }
     }
@@ -873,7 +877,7 @@ private:
       if (IV && is(L, "identifier")) {
         Cur->Locals[M.text(L)] = Val::node(IV);
         Val Use = useName(M.text(L), L);
-        Node *C = mk(Kind::Lt, IntTy::boolean(), EndN, {Use.Nd, End});
+        Node *C = mk(Down ? Kind::Gt : Kind::Lt, IntTy::boolean(), EndN, {Use.Nd, End});
         Guards.push_back(Guard{C, false, Guard::Loop});
       } else {
         bind(L, Val::node(unknown(L, M.text(L))));

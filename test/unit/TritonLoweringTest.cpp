@@ -257,6 +257,18 @@ TEST(TritonLowering, LoopCarriedPointer) {
   EXPECT_TRUE(LoopGuard);
 }
 
+TEST(TritonLowering, DescendingLoopGuard) {
+  auto LF = lower("@triton.jit\ndef k(p, n):\n"
+                  "    for i in range(n - 1, -1, -1):\n"
+                  "        tl.store(p + i, 0)\n");
+  const Function &F = only(LF);
+  ASSERT_EQ(F.Accesses.size(), 1u);
+  bool Gt = false;
+  for (const Guard &G : F.Accesses[0].Guards)
+    Gt |= G.How == Guard::Loop && G.Cond->K == Kind::Gt;
+  EXPECT_TRUE(Gt) << "a negative step runs while i > end";
+}
+
 TEST(TritonLowering, WideningFlagIsTakenAsSet) {
   auto LF = lower("@triton.jit\ndef k(p, idx_ptr, stride, INT64_INDEX: tl.constexpr):\n"
                   "    idx = tl.load(idx_ptr)\n"
