@@ -75,6 +75,20 @@ TSNode field(TSNode N, const char *F) {
   return ts_node_child_by_field_id(N, It->second);
 }
 
+/// The children of N in field F (a field can repeat: subscripts, imports).
+std::vector<TSNode> fieldKids(TSNode N, const char *F) {
+  std::vector<TSNode> Out;
+  TSTreeCursor C = ts_tree_cursor_new(N);
+  if (ts_tree_cursor_goto_first_child(&C)) {
+    do {
+      const char *FN = ts_tree_cursor_current_field_name(&C);
+      if (FN && !strcmp(FN, F)) Out.push_back(ts_tree_cursor_current_node(&C));
+    } while (ts_tree_cursor_goto_next_sibling(&C));
+  }
+  ts_tree_cursor_delete(&C);
+  return Out;
+}
+
 /// Visits every node under Root without recursion.
 template <typename Fn> void walk(TSNode Root, Fn &&F) {
   TSTreeCursor C = ts_tree_cursor_new(Root);
@@ -565,20 +579,16 @@ private:
   }
 
   void assignment(TSNode A) {
-    TSNode L = field(A, "left"), R = field(A, "right"), T = field(A, "type");
-    Val V;
-    if (is(R, "assignment")) {
-      assignment(R); // a = b = c: lower the inner one, then re-read it
-      TSNode Inner = R;
-      while (is(field(Inner, "right"), "assignment")) Inner = field(Inner, "right");
-      V = expr(field(Inner, "right"));
-    } else if (!ts_node_is_null(R)) {
-      V = expr(R);
-    } else {
-      return; // bare annotation `x: int`
+    // a = b = c: one value, every target bound to it.
+    std::vector<TSNode> Targets = {field(A, "left")};
+    TSNode R = field(A, "right");
+    while (is(R, "assignment")) {
+      Targets.push_back(field(R, "left"));
+      R = field(R, "right");
     }
-    (void)T;
-    bind(L, V);
+    if (ts_node_is_null(R)) return; // a bare annotation `x: int`
+    Val V = expr(R);
+    for (TSNode T : Targets) bind(T, V);
   }
 
   void augAssignment(TSNode A) {
@@ -1002,8 +1012,7 @@ private:
     }
     if (is(E, "subscript")) {
       Val V = expr(field(E, "value"));
-      std::vector<TSNode> Subs;
-      TSCursorKids(E, "subscript", Subs);
+      std::vector<TSNode> Subs = fieldKids(E, "subscript");
       // Tuple indexing with a literal picks the element.
       if (V.K == Val::Tuple && Subs.size() == 1 && is(Subs[0], "integer")) {
         long I = strtol(M.text(Subs[0]).c_str(), nullptr, 0);
@@ -1033,17 +1042,6 @@ private:
     }
     // Lambdas, comprehensions, f-strings, ...: opaque.
     return Val::node(unknown(E));
-  }
-
-  void TSCursorKids(TSNode E, const char *Field, std::vector<TSNode> &Out) {
-    TSTreeCursor C = ts_tree_cursor_new(E);
-    if (ts_tree_cursor_goto_first_child(&C)) {
-      do {
-        const char *FN = ts_tree_cursor_current_field_name(&C);
-        if (FN && !strcmp(FN, Field)) Out.push_back(ts_tree_cursor_current_node(&C));
-      } while (ts_tree_cursor_goto_next_sibling(&C));
-    }
-    ts_tree_cursor_delete(&C);
   }
 
   Val select(const Node *C, const Val &A, const Val &B, TSNode At) {
@@ -1602,30 +1600,23 @@ void scanImports(Module &M, TSNode S) {
     }
   } else if (is(S, "import_from_statement")) {
     std::string Mod = M.text(field(S, "module_name"));
-    TSTreeCursor C = ts_tree_cursor_new(S);
-    if (ts_tree_cursor_goto_first_child(&C)) {
-      do {
-        const char *FN = ts_tree_cursor_current_field_name(&C);
-        if (!FN || strcmp(FN, "name")) continue;
-        TSNode K = ts_tree_cursor_current_node(&C);
-        std::string Name, Local;
-        if (is(K, "aliased_import")) {
-          Name = M.text(field(K, "name"));
-          Local = M.text(field(K, "alias"));
-        } else {
-          Name = Local = M.text(K);
-        }
-        std::string Full = Mod + "." + Name;
-        // `from <anything> import tl, triton` (vllm.triton_utils and friends)
-        if (Name == "tl" || (Mod == "triton" && Name == "language")) Full = "triton.language";
-        else if (Name == "triton") Full = "triton";
-        else if (Name == "jit" && Mod.find("gluon") != std::string::npos)
-          Full = "triton.experimental.gluon.jit";
-        else if (Name == "jit" && Mod.find("triton") != std::string::npos) Full = "triton.jit";
-        M.Alias[Local] = Full;
-      } while (ts_tree_cursor_goto_next_sibling(&C));
+    for (TSNode K : fieldKids(S, "name")) {
+      std::string Name, Local;
+      if (is(K, "aliased_import")) {
+        Name = M.text(field(K, "name"));
+        Local = M.text(field(K, "alias"));
+      } else {
+        Name = Local = M.text(K);
+      }
+      std::string Full = Mod + "." + Name;
+      // `from <anything> import tl, triton` (vllm.triton_utils and friends)
+      if (Name == "tl" || (Mod == "triton" && Name == "language")) Full = "triton.language";
+      else if (Name == "triton") Full = "triton";
+      else if (Name == "jit" && Mod.find("gluon") != std::string::npos)
+        Full = "triton.experimental.gluon.jit";
+      else if (Name == "jit" && Mod.find("triton") != std::string::npos) Full = "triton.jit";
+      M.Alias[Local] = Full;
     }
-    ts_tree_cursor_delete(&C);
   }
 }
 

@@ -269,6 +269,18 @@ TEST(TritonLowering, DescendingLoopGuard) {
   EXPECT_TRUE(Gt) << "a negative step runs while i > end";
 }
 
+TEST(TritonLowering, ChainedAssignmentLowersOnce) {
+  auto LF = lower("@triton.jit\ndef k(p, t_ptr):\n"
+                  "    a = b = tl.load(t_ptr)\n"
+                  "    tl.store(p + a + b, 0)\n");
+  const Function &F = only(LF);
+  EXPECT_EQ(F.Accesses.size(), 2u) << "one load, one store";
+  const Node *A = findNamed(lastAddr(LF), Kind::Var, "a");
+  const Node *B = findNamed(lastAddr(LF), Kind::Var, "b");
+  ASSERT_TRUE(A && B);
+  EXPECT_EQ(A->op(0), B->op(0));
+}
+
 TEST(TritonLowering, WideningFlagIsTakenAsSet) {
   auto LF = lower("@triton.jit\ndef k(p, idx_ptr, stride, INT64_INDEX: tl.constexpr):\n"
                   "    idx = tl.load(idx_ptr)\n"
