@@ -89,6 +89,38 @@ std::vector<TSNode> fieldKids(TSNode N, const char *F) {
   return Out;
 }
 
+/// ERROR and MISSING nodes in document order (at most Max), where the
+/// mistake starts. An ERROR that begins with a complete statement wraps valid
+/// code (tree-sitter may wrap a whole file): it is not recorded, only
+/// searched. Only subtrees that contain an error are visited.
+std::vector<TSNode> errorNodes(TSNode Root, size_t Max) {
+  std::vector<TSNode> Out;
+  TSTreeCursor C = ts_tree_cursor_new(Root);
+  for (;;) {
+    TSNode N = ts_tree_cursor_current_node(&C);
+    bool Record = ts_node_is_missing(N);
+    if (ts_node_is_error(N)) {
+      TSNode F = ts_node_named_child(N, 0);
+      std::string T = ts_node_is_null(F) ? "" : ts_node_type(F);
+      bool Wraps = !ts_node_is_null(F) && !ts_node_has_error(F) &&
+                   (T.find("statement") != std::string::npos ||
+                    T.find("definition") != std::string::npos);
+      Record = !Wraps;
+    }
+    if (Record) {
+      Out.push_back(N);
+      if (Out.size() >= Max) break;
+    }
+    if (ts_node_has_error(N) && ts_tree_cursor_goto_first_child(&C)) continue;
+    bool Done = false;
+    while (!ts_tree_cursor_goto_next_sibling(&C))
+      if (!ts_tree_cursor_goto_parent(&C)) { Done = true; break; }
+    if (Done) break;
+  }
+  ts_tree_cursor_delete(&C);
+  return Out;
+}
+
 /// Visits every node under Root without recursion.
 template <typename Fn> void walk(TSNode Root, Fn &&F) {
   TSTreeCursor C = ts_tree_cursor_new(Root);
@@ -1869,30 +1901,45 @@ LoweredFile lowerTritonSource(const std::string &Path, const std::string &Source
     TSNode Root = ts_tree_root_node(T);
     if (!ts_node_has_error(Root)) break;
     HadErrors = true;
-    TSNode Err{};
-    walk(Root, [&](TSNode N) {
-      if (ts_node_is_null(Err) && (ts_node_is_error(N) || ts_node_is_missing(N))) Err = N;
-    });
-    if (ts_node_is_null(Err)) break;
-    size_t B = ts_node_start_byte(Err);
-    if (ts_node_is_missing(Err) && B > 0) --B; // a missing token sits after the line
-    size_t LB = Work.rfind('\n', B == 0 ? 0 : B - 1);
-    LB = (LB == std::string::npos || B == 0) ? 0 : LB + 1;
-    if (B > 0 && Work[B - 1] == '\n') LB = B; // error at a line start
-    size_t LE = Work.find('\n', LB);
-    if (LE == std::string::npos) LE = Work.size();
-    size_t First = Work.find_first_not_of(" \t\r", LB);
-    if (First == std::string::npos || First >= LE) break;
-    std::string Head = Work.substr(First, std::min<size_t>(LE - First, 10));
-    // Never blank a definition: losing it loses the whole function.
-    if (Head[0] == '@' || Head.rfind("def ", 0) == 0 || Head.rfind("async ", 0) == 0 ||
-        Head.rfind("class ", 0) == 0)
+    // The first line in error that is not a definition: blanking a `def` or
+    // decorator line would lose the whole function.
+    size_t LB = 0, LE = 0, First = std::string::npos;
+    for (TSNode Err : errorNodes(Root, 64)) {
+      // An ERROR may begin with the token before the mistake (the `:` of a
+      // def line); its first named child is where the faulty code starts.
+      TSNode At = ts_node_is_error(Err) && !ts_node_is_null(ts_node_named_child(Err, 0))
+                      ? ts_node_named_child(Err, 0)
+                      : Err;
+      size_t B = ts_node_start_byte(At);
+      if (ts_node_is_missing(Err) && B > 0) --B; // a missing token sits after the line
+      size_t NL = B == 0 ? std::string::npos : Work.rfind('\n', B - 1);
+      LB = NL == std::string::npos ? 0 : NL + 1;
+      LE = Work.find('\n', LB);
+      if (LE == std::string::npos) LE = Work.size();
+      size_t F = Work.find_first_not_of(" \t\r", LB);
+      if (F == std::string::npos || F >= LE) continue;
+      std::string Head = Work.substr(F, std::min<size_t>(LE - F, 10));
+      if (Head[0] == '@' || Head.rfind("def ", 0) == 0 || Head.rfind("async ", 0) == 0 ||
+          Head.rfind("class ", 0) == 0)
+        continue;
+      First = F;
       break;
+    }
+    if (First == std::string::npos) break;
     for (size_t I = First; I < LE; ++I)
       if (Work[I] != '\r') Work[I] = ' ';
-    Skipped.push_back((unsigned)std::count(Work.begin(), Work.begin() + LB, '\n') + 1);
+    unsigned Row = (unsigned)std::count(Work.begin(), Work.begin() + LB, '\n');
+    Skipped.push_back(Row + 1);
+    // Same length: an in-place edit, reparsed incrementally.
+    TSInputEdit Edit;
+    Edit.start_byte = (uint32_t)First;
+    Edit.old_end_byte = Edit.new_end_byte = (uint32_t)LE;
+    Edit.start_point = {Row, (uint32_t)(First - LB)};
+    Edit.old_end_point = Edit.new_end_point = {Row, (uint32_t)(LE - LB)};
+    ts_tree_edit(T, &Edit);
+    TSTree *T2 = ts_parser_parse_string(P, T, Work.data(), (uint32_t)Work.size());
     ts_tree_delete(T);
-    T = ts_parser_parse_string(P, nullptr, Work.data(), (uint32_t)Work.size());
+    T = T2;
   }
   if (!T) {
     ts_parser_delete(P);

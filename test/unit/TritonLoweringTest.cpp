@@ -491,6 +491,20 @@ TEST(TritonLowering, SyntaxErrorsRecover) {
   EXPECT_EQ(LF.Functions[1]->Accesses.size(), 1u);
 }
 
+TEST(TritonLowering, SyntaxErrorRecoverySkipsOnlyTheBrokenLine) {
+  // The ERROR node starts at the def line's colon; the mistake is below it.
+  auto LF = lower("@triton.jit\ndef broken(p, n):\n"
+                  "    x = tl.load(p + n\n"
+                  "    tl.store(p + n * 5, 0)\n\n"
+                  "@triton.jit\ndef after(p, n):\n"
+                  "    tl.store(p + n * 3, 0)\n");
+  ASSERT_EQ(LF.Notes.size(), 1u);
+  EXPECT_NE(LF.Notes[0].find("(skipped line 6)"), std::string::npos) << LF.Notes[0];
+  ASSERT_EQ(LF.Functions.size(), 2u);
+  EXPECT_EQ(LF.Functions[0]->Accesses.size(), 1u) << "the store after the broken line";
+  EXPECT_EQ(LF.Functions[1]->Accesses.size(), 1u);
+}
+
 TEST(TritonLowering, HostileInputsDoNotCrash) {
   std::string Deep = std::string(Prelude) + "@triton.jit\ndef k(p, n):\n    x = " +
                      std::string(20000, '(') + "n" + std::string(20000, ')') + "\n    y = n";
