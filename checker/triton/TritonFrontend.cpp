@@ -222,6 +222,8 @@ struct Module {
   std::map<std::string, TSNode> GlobalExprs; // NAME = <expr>, evaluated lazily
   std::map<std::string, JitFn> Jit;
   std::vector<std::string> JitOrder;
+  std::map<std::string, TSNode> PlainDefs; // module-level functions not (yet) jit
+  std::vector<std::pair<std::string, std::string>> JitWraps; // k = triton.jit(f)
   const Options &Opts;
   unsigned LoadBits = 32;
 
@@ -1652,14 +1654,22 @@ void scanImports(Module &M, TSNode S) {
   }
 }
 
+bool isJitName(const std::string &Q) {
+  return Q == "triton.jit" || Q == "triton.language.jit" || Q == "triton.runtime.jit.jit" ||
+         Q == "triton.experimental.gluon.jit";
+}
+
 bool isJitDecorator(const Module &M, TSNode Dec) {
   std::vector<TSNode> Ks = kids(Dec);
   if (Ks.empty()) return false;
   TSNode E = Ks[0];
   if (is(E, "call")) E = field(E, "function");
-  std::string Q = M.qualify(E, nullptr);
-  return Q == "triton.jit" || Q == "triton.language.jit" || Q == "triton.runtime.jit.jit" ||
-         Q == "triton.experimental.gluon.jit";
+  return isJitName(M.qualify(E, nullptr));
+}
+
+void addJit(Module &M, const std::string &Name, TSNode Def) {
+  if (!M.Jit.count(Name)) M.JitOrder.push_back(Name);
+  M.Jit[Name] = JitFn{Name, Def, false};
 }
 
 void scanModule(Module &M, TSNode Block, unsigned Depth) {
@@ -1673,9 +1683,9 @@ void scanModule(Module &M, TSNode Block, unsigned Depth) {
       for (TSNode K : kids(S))
         if (is(K, "decorator") && isJitDecorator(M, K)) Jit = true;
       if (Jit && is(Def, "function_definition")) {
-        std::string Name = M.text(field(Def, "name"));
-        if (!M.Jit.count(Name)) M.JitOrder.push_back(Name);
-        M.Jit[Name] = JitFn{Name, Def, false};
+        addJit(M, M.text(field(Def, "name")), Def);
+      } else if (is(Def, "function_definition")) {
+        M.PlainDefs[M.text(field(Def, "name"))] = Def;
       } else if (is(Def, "class_definition")) {
         scanModule(M, field(Def, "body"), Depth + 1);
       }
@@ -1685,7 +1695,17 @@ void scanModule(Module &M, TSNode Block, unsigned Depth) {
         TSNode L = field(A, "left"), R = field(A, "right");
         if (is(L, "identifier") && !ts_node_is_null(R) && !is(R, "assignment"))
           M.GlobalExprs[M.text(L)] = R;
+        // kernel = triton.jit(fn) / triton.jit(...)(fn)
+        if (is(L, "identifier") && is(R, "call")) {
+          TSNode Fn = field(R, "function");
+          if (is(Fn, "call")) Fn = field(Fn, "function");
+          std::vector<TSNode> Args = kids(field(R, "arguments"));
+          if (isJitName(M.qualify(Fn, nullptr)) && !Args.empty() && is(Args[0], "identifier"))
+            M.JitWraps.push_back({M.text(L), M.text(Args[0])});
+        }
       }
+    } else if (is(S, "function_definition")) {
+      M.PlainDefs[M.text(field(S, "name"))] = S;
     } else if (is(S, "if_statement") || is(S, "try_statement") || is(S, "with_statement")) {
       for (TSNode K : kids(S)) {
         if (is(K, "block")) scanModule(M, K, Depth + 1);
@@ -1968,6 +1988,13 @@ LoweredFile lowerTritonSource(const std::string &Path, const std::string &Source
   M.Alias["tl"] = "triton.language";
   M.Alias["triton"] = "triton";
   scanModule(M, Root, 0);
+  for (auto &W : M.JitWraps) {
+    auto D = M.PlainDefs.find(W.second);
+    if (D == M.PlainDefs.end() || M.Jit.count(W.second)) continue;
+    addJit(M, W.second, D->second);
+    if (W.first != W.second && !M.Jit.count(W.first))
+      M.Jit[W.first] = JitFn{W.first, D->second, true}; // callable by its new name
+  }
   markHelpers(M);
   for (const std::string &N : M.JitOrder) {
     const JitFn &J = M.Jit[N];

@@ -60,3 +60,13 @@ def block_ptr_premultiplied(cache_ptr, table_ptr, n, stride_page, ROWS: language
     for _ in range(4):
         language.store(bp, language.zeros((16, 64), dtype=language.float16))
         bp = language.advance(bp, (16, 0))
+
+
+# Positive: a kernel made by calling triton.jit on a plain function.
+def _wrapped_impl(cache_ptr, table_ptr, STRIDE: language.constexpr):
+    blk = language.load(table_ptr)
+    # CHECK: frontend_forms.py:[[@LINE+1]]:32: warning: {{.*}}'blk * STRIDE'{{.*}}[kvlint-narrowed-index-overflow]
+    language.store(cache_ptr + blk * STRIDE, 0)
+
+
+wrapped = triton.jit(_wrapped_impl)
