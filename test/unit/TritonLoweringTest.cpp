@@ -309,7 +309,9 @@ TEST(TritonLowering, ValueFlagsAreSpecialised) {
     ASSERT_EQ(Mul->K, Kind::Mul);
     Bits.insert(Mul->Ty.Bits);
     EXPECT_FALSE(findKind(Mul, Kind::Phi)) << "no value merged across specialisations";
-    if (Mul->Ty.Bits == 32) EXPECT_TRUE(findKind(Mul, Kind::Load));
+    if (Mul->Ty.Bits == 32) {
+      EXPECT_TRUE(findKind(Mul, Kind::Load));
+    }
   }
   EXPECT_EQ(Bits, (std::set<unsigned>{32, 64}));
 }
