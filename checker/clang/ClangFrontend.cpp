@@ -24,6 +24,9 @@ const char CudaPrelude[] =
 const char HipPrelude[] =
 #include "prelude_hip.inc"
     ;
+const char CommonPrelude[] =
+#include "prelude_common.inc"
+    ;
 const char *PreludePath(Language L) {
   return L == Language::Hip ? "/kvlint-prelude/hip.h" : "/kvlint-prelude/cuda.h";
 }
@@ -158,14 +161,6 @@ std::vector<std::string> baseArgs(const ClangInput &In, bool Host) {
 
 } // namespace
 
-const char *preludeFor(Language L) {
-  if (L == Language::Cuda)
-    return CudaPrelude;
-  if (L == Language::Hip)
-    return HipPrelude;
-  return "";
-}
-
 Language clangLanguageFor(const std::string &Path, const std::string &Src) {
   if (endsWith(Path, ".cu") || endsWith(Path, ".cuh"))
     return Src.find("hip/hip_runtime.h") != std::string::npos ? Language::Hip : Language::Cuda;
@@ -193,6 +188,7 @@ LoweredFile lowerClangFile(const ClangInput &In) {
     auto Mem = llvm::makeIntrusiveRefCnt<llvm::vfs::InMemoryFileSystem>();
     Mem->addFile("/kvlint-prelude/cuda.h", 0, llvm::MemoryBuffer::getMemBuffer(CudaPrelude));
     Mem->addFile("/kvlint-prelude/hip.h", 0, llvm::MemoryBuffer::getMemBuffer(HipPrelude));
+    Mem->addFile("/kvlint-prelude/common.h", 0, llvm::MemoryBuffer::getMemBuffer(CommonPrelude));
     Overlay->pushOverlay(Mem);
     auto Files = llvm::makeIntrusiveRefCnt<FileManager>(FileSystemOptions(), Overlay);
     std::vector<std::unique_ptr<Function>> Fns;

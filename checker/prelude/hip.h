@@ -6,116 +6,17 @@
  * Only declarations: nothing here is analysed. */
 #ifndef KVLINT_HIP_PRELUDE_H
 #define KVLINT_HIP_PRELUDE_H
-#include <stddef.h>
-#include <stdint.h>
-
-/* Code that only a real compiler should see (a test's host main) can hide
- * behind #ifndef __KVLINT__. */
-#define __KVLINT__ 1
-
-#define __global__ __attribute__((global))
-#define __device__ __attribute__((device))
-#define __host__ __attribute__((host))
-#define __shared__ __attribute__((shared))
-#define __constant__ __attribute__((constant))
-#define __managed__ __attribute__((managed))
-#define __forceinline__ __inline__ __attribute__((always_inline))
-#define __noinline__ __attribute__((noinline))
-#define __launch_bounds__(...) __attribute__((launch_bounds(__VA_ARGS__)))
-#define __restrict__ __restrict
-#define __align__(n) __attribute__((aligned(n)))
-#define __grid_constant__
 #define __HIPCC__ 1
+#define __HIP__ 1
 /* The installed HIP headers (if any) would clash with these declarations:
  * mark the common ones as already included. */
 #define HIP_INCLUDE_HIP_HIP_RUNTIME_H
 #define HIP_INCLUDE_HIP_HIP_RUNTIME_API_H
 #define HIP_INCLUDE_HIP_HIP_FP16_H
 #define HIP_INCLUDE_HIP_HIP_BF16_H
-#define __HIP__ 1
+#include "common.h"
 
-struct __kvlint_uint3 { unsigned int x, y, z; };
-typedef struct __kvlint_uint3 uint3;
-struct dim3 {
-  unsigned int x, y, z;
-  __host__ __device__ constexpr dim3(unsigned int vx = 1, unsigned int vy = 1, unsigned int vz = 1)
-      : x(vx), y(vy), z(vz) {}
-  __host__ __device__ constexpr dim3(uint3 v) : x(v.x), y(v.y), z(v.z) {}
-};
-extern const __device__ uint3 threadIdx;
-extern const __device__ uint3 blockIdx;
-extern const __device__ dim3 blockDim;
-extern const __device__ dim3 gridDim;
-extern const __device__ int warpSize;
-
-typedef struct CUstream_st *cudaStream_t;
-typedef int cudaError_t;
-extern "C" int cudaConfigureCall(dim3, dim3, size_t = 0, cudaStream_t = 0);
-extern "C" int __cudaPushCallConfiguration(dim3, dim3, size_t = 0, cudaStream_t = 0);
 extern "C" int __hipPushCallConfiguration(dim3, dim3, size_t = 0, cudaStream_t = 0);
-
-#define KVLINT_VEC2(T, N) struct __align__(2 * sizeof(T)) N { T x, y; };
-#define KVLINT_VEC4(T, N) struct __align__(4 * sizeof(T)) N { T x, y, z, w; };
-KVLINT_VEC2(float, float2) KVLINT_VEC4(float, float4)
-KVLINT_VEC2(int, int2) KVLINT_VEC4(int, int4)
-KVLINT_VEC2(unsigned int, uint2) KVLINT_VEC4(unsigned int, uint4)
-KVLINT_VEC2(double, double2) KVLINT_VEC2(long long, longlong2)
-KVLINT_VEC2(unsigned short, ushort2) KVLINT_VEC4(unsigned short, ushort4)
-KVLINT_VEC4(unsigned char, uchar4) KVLINT_VEC4(signed char, char4)
-#undef KVLINT_VEC2
-#undef KVLINT_VEC4
-
-struct __half { unsigned short __x; };
-struct __half2 { __half x, y; };
-typedef __half half;
-typedef __half2 half2;
-struct __nv_bfloat16 { unsigned short __x; };
-struct __nv_bfloat162 { __nv_bfloat16 x, y; };
-typedef __nv_bfloat16 nv_bfloat16;
-typedef __nv_bfloat162 nv_bfloat162;
-struct __nv_fp8_e4m3 { unsigned char __x; };
-struct __nv_fp8_e5m2 { unsigned char __x; };
-typedef unsigned char __nv_fp8_storage_t;
-
-template <class T> __device__ T __ldg(const T *);
-template <class T> __device__ T __ldcg(const T *);
-template <class T> __device__ T __ldca(const T *);
-template <class T> __device__ T __ldcs(const T *);
-template <class T> __device__ T __ldlu(const T *);
-template <class T> __device__ T __ldcv(const T *);
-template <class T> __device__ void __stcg(T *, T);
-template <class T> __device__ void __stcs(T *, T);
-template <class T> __device__ void __stwt(T *, T);
-__device__ void __syncthreads();
-__device__ void __syncwarp(unsigned = 0xffffffffu);
-__device__ void __threadfence();
-__device__ void __trap();
-template <class T> __device__ T atomicAdd(T *, T);
-template <class T> __device__ T atomicSub(T *, T);
-template <class T> __device__ T atomicMax(T *, T);
-template <class T> __device__ T atomicMin(T *, T);
-template <class T> __device__ T atomicExch(T *, T);
-template <class T> __device__ T atomicCAS(T *, T, T);
-template <class T> __device__ T __shfl_sync(unsigned, T, int, int = 32);
-template <class T> __device__ T __shfl_xor_sync(unsigned, T, int, int = 32);
-template <class T> __device__ T __shfl_down_sync(unsigned, T, unsigned, int = 32);
-template <class T> __device__ T __shfl_up_sync(unsigned, T, unsigned, int = 32);
-__device__ unsigned __ballot_sync(unsigned, int);
-__device__ int __popc(unsigned);
-__device__ int __clz(int);
-__device__ int __ffs(int);
-
-#define KVLINT_MINMAX(T)                                                        \
-  __host__ __device__ T min(T, T);                                              \
-  __host__ __device__ T max(T, T);
-KVLINT_MINMAX(int) KVLINT_MINMAX(unsigned int) KVLINT_MINMAX(long)
-KVLINT_MINMAX(unsigned long) KVLINT_MINMAX(long long)
-KVLINT_MINMAX(unsigned long long) KVLINT_MINMAX(float) KVLINT_MINMAX(double)
-#undef KVLINT_MINMAX
-__host__ __device__ float fminf(float, float);
-__host__ __device__ float fmaxf(float, float);
-__host__ __device__ int umin(unsigned, unsigned);
-__host__ __device__ int umax(unsigned, unsigned);
 typedef struct ihipStream_t *hipStream_t;
 typedef int hipError_t;
 #define hipThreadIdx_x threadIdx.x

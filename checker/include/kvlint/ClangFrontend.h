@@ -40,9 +40,6 @@ LoweredFile lowerClangFile(const ClangInput &In);
 /// __global__/__device__ functions is HIP or CUDA; everything else is C++.
 Language clangLanguageFor(const std::string &Path, const std::string &Source);
 
-/// The prelude text for a language (empty for plain C++).
-const char *preludeFor(Language L);
-
 } // namespace kvlint
 
 #endif
