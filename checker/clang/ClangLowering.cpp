@@ -52,7 +52,6 @@ private:
   std::vector<const FunctionDecl *> Stack; // inlining stack
   std::vector<std::vector<const Node *>> Returns;
   unsigned Depth = 0;
-  bool Exited = false; // the current path ended (return/continue/break)
 
   // ---- source ranges -----------------------------------------------------
   SrcLoc loc(SourceLocation L) {
@@ -204,7 +203,7 @@ private:
       return N;
     }
     if (const auto *DR = dyn_cast<DeclRefExpr>(E))
-      return declRef(DR, Ctxt);
+      return declRef(DR);
     if (const auto *ICE = dyn_cast<ImplicitCastExpr>(E))
       return implicitCast(ICE, Ctxt);
     if (const auto *CE = dyn_cast<ExplicitCastExpr>(E))
@@ -236,7 +235,7 @@ private:
     if (const auto *CO = dyn_cast<ConditionalOperator>(E))
       return conditional(CO);
     if (const auto *CE = dyn_cast<CallExpr>(E))
-      return call(CE, Ctxt);
+      return call(CE);
     if (const auto *PO = dyn_cast<PseudoObjectExpr>(E))
       return lower(PO->getSyntacticForm(), Ctxt);
     if (const auto *MP = dyn_cast<MSPropertyRefExpr>(E))
@@ -263,18 +262,16 @@ private:
     for (const Stmt *C : E->children())
       if (const auto *CE = dyn_cast_or_null<Expr>(C))
         value(CE);
-    if (const auto *L = dyn_cast<LambdaExpr>(E))
-      (void)L; // lambda bodies are lowered as functions of their own
     return make(Kind::Unknown, ty(E->getType()), E);
   }
 
   Node *param(const std::string &Name, const Expr *E) {
-    Node *N = make(ty(E->getType()).Pointer ? Kind::Param : Kind::Param, ty(E->getType()), E);
+    Node *N = make(Kind::Param, ty(E->getType()), E);
     N->Name = Name;
     return N;
   }
 
-  const Node *declRef(const DeclRefExpr *DR, AccessKind Ctxt) {
+  const Node *declRef(const DeclRefExpr *DR) {
     const ValueDecl *D = DR->getDecl();
     auto It = Env.find(D);
     if (It != Env.end()) {
@@ -325,7 +322,6 @@ private:
       N->Name = D->getNameAsString();
       return N;
     }
-    (void)Ctxt;
     return opaque(DR);
   }
 
@@ -645,7 +641,7 @@ private:
     return "";
   }
 
-  const Node *call(const CallExpr *CE, AccessKind Ctxt) {
+  const Node *call(const CallExpr *CE) {
     std::string Name = calleeName(CE);
     unsigned N = CE->getNumArgs();
     // Index builtins of both vendors.
@@ -711,10 +707,8 @@ private:
         (ty(CE->getType()).known() || ty(CE->getType()).Pointer ||
          CE->getType()->isVoidType() || CE->getType()->isDependentType())) {
       auto SavedEnv = Env;
-      bool SavedExited = Exited;
       for (unsigned I = 0; I < N; ++I)
         Env[FD->getParamDecl(I)] = Args[I];
-      (void)Obj;
       Stack.push_back(FD);
       Returns.emplace_back();
       lowerStmt(FD->getBody());
@@ -722,7 +716,6 @@ private:
       Returns.pop_back();
       Stack.pop_back();
       Env = std::move(SavedEnv);
-      Exited = SavedExited;
       Node *X = make(Kind::Call, ty(CE->getType()), CE);
       X->Name = Name;
       if (Rs.size() == 1) {
@@ -738,7 +731,6 @@ private:
       value(Obj);
     if (!FD)
       value(CE->getCallee());
-    (void)Ctxt;
     Node *X = make(Kind::Call, ty(CE->getType()), CE);
     X->Name = Name;
     return X;
@@ -800,14 +792,12 @@ private:
       }
     }
     auto Before = Env;
-    bool ExitBefore = Exited;
     Guards.push_back({C, false, Guard::If});
     lowerStmt(IS->getThen());
     Guards.pop_back();
     auto AfterThen = Env;
     bool ThenExits = exits(IS->getThen());
     Env = Before;
-    Exited = ExitBefore;
     bool ElseExits = false;
     if (IS->getElse()) {
       Guards.push_back({C, true, Guard::If});
@@ -816,7 +806,6 @@ private:
       ElseExits = exits(IS->getElse());
     }
     auto AfterElse = Env;
-    Exited = ExitBefore;
     if (ThenExits && !ElseExits) {
       Env = AfterElse;
       Guards.push_back({C, true, Guard::EarlyExit}); // !c holds from here on
@@ -872,9 +861,7 @@ private:
       Guards.push_back({value(Cond), false, Guard::Loop});
       ++Pushed;
     }
-    bool ExitBefore = Exited;
     lowerStmt(Body);
-    Exited = ExitBefore;
     if (Inc)
       value(Inc);
     if (Cond && !CondFirst)
@@ -971,7 +958,6 @@ public:
       const Node *V = RS->getRetValue() ? value(RS->getRetValue()) : nullptr;
       if (!Returns.empty() && V)
         Returns.back().push_back(V);
-      Exited = true;
       return;
     }
     if (isa<LambdaExpr>(S))

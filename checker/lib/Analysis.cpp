@@ -185,9 +185,6 @@ Fact Magnitudes::compute(const Node *N) {
       I128 C[4] = {I128(X.Lo) * Y.Lo, I128(X.Lo) * Y.Hi, I128(X.Hi) * Y.Lo, I128(X.Hi) * Y.Hi};
       return clampTo(*std::min_element(C, C + 4), *std::max_element(C, C + 4));
     });
-    // Products of bounded values stay bounded only when the bound is known.
-    if (F.M == Mag::Small && !F.I && A->O == Origin::None && B->O == Origin::None)
-      F.M = Mag::Small;
     return F;
   }
   case Kind::Shl: {
@@ -340,6 +337,17 @@ bool isRoundDown(const Node *M) {
 const Node *leftmostFactor(const Node *N) {
   while (N && (N->K == Kind::Mul || N->K == Kind::Shl) && N->op(0))
     N = N->op(0);
+  return N;
+}
+
+const Node *addressBase(const Node *N) {
+  for (unsigned I = 0; N && I < 64; ++I) {
+    bool Through = N->K == Kind::PtrAdd || N->K == Kind::Var ||
+                   (N->K == Kind::Cast && N->Ty.Pointer) || (N->K == Kind::Call && N->op(0));
+    if (!Through)
+      return N;
+    N = N->op(0);
+  }
   return N;
 }
 

@@ -38,33 +38,38 @@ bool Options::getBool(const std::string &Key, bool Default) const {
   return Default;
 }
 
-static const OptionSpec *findSpec(const std::vector<OptionSpec> &Specs, const char *Name) {
-  for (const OptionSpec &S : Specs)
+std::string Rule::optDefault(const char *Name) const {
+  for (const OptionSpec &S : options())
     if (S.Name == Name)
-      return &S;
-  return nullptr;
+      return S.Default;
+  return "";
 }
 
 std::string Rule::opt(const Options &O, const char *Name) const {
-  auto Specs = options();
-  const OptionSpec *S = findSpec(Specs, Name);
-  return O.get(std::string(check()) + "." + Name, S ? S->Default : "");
+  return O.get(std::string(check()) + "." + Name, optDefault(Name));
 }
 
+// A malformed value falls back to the option's default.
 int64_t Rule::optInt(const Options &O, const char *Name) const {
-  auto Specs = options();
-  const OptionSpec *S = findSpec(Specs, Name);
   Options D;
-  D.set("d", S ? S->Default : "0");
+  D.set("d", optDefault(Name));
   return O.getInt(std::string(check()) + "." + Name, D.getInt("d", 0));
 }
 
 bool Rule::optBool(const Options &O, const char *Name) const {
-  auto Specs = options();
-  const OptionSpec *S = findSpec(Specs, Name);
   Options D;
-  D.set("d", S ? S->Default : "false");
+  D.set("d", optDefault(Name));
   return O.getBool(std::string(check()) + "." + Name, D.getBool("d", false));
+}
+
+// Case-insensitive ECMAScript; a pattern that does not compile matches
+// nothing rather than everything.
+std::regex Rule::optRegex(const Options &O, const char *Name) const {
+  try {
+    return std::regex(opt(O, Name), std::regex::ECMAScript | std::regex::icase);
+  } catch (const std::regex_error &) {
+    return std::regex("$^");
+  }
 }
 
 std::vector<RuleInfo> &ruleRegistry() {

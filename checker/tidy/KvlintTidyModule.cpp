@@ -50,7 +50,6 @@ public:
     std::vector<std::unique_ptr<Function>> Fns;
     lowerASTContext(Ctx, L, /*MainFileOnly=*/false, Fns);
     std::vector<Finding> Out;
-    std::vector<std::unique_ptr<Rule>> One;
     for (const auto &F : Fns)
       Impl->run(*F, Out);
     dedupeAndSort(Out);

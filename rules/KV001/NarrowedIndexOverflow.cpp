@@ -40,19 +40,11 @@ std::vector<OptionSpec> NarrowedIndexOverflow::options() const {
 }
 
 void NarrowedIndexOverflow::configure(const Options &O) {
-  auto Re = [](const std::string &P) {
-    try {
-      return std::regex(P, std::regex::ECMAScript | std::regex::icase);
-    } catch (const std::regex_error &) {
-      return std::regex("$^");
-    }
-  };
-  StrideRe = Re(opt(O, "StridePattern"));
-  std::string Safe = opt(O, "SafeHelpers");
-  HasSafe = !Safe.empty();
-  SafeRe = Re(HasSafe ? Safe : "$^");
-  IndexRe = Re(opt(O, "IndexPattern"));
-  TableRe = Re(opt(O, "TableBasePattern"));
+  StrideRe = optRegex(O, "StridePattern");
+  HasSafe = !opt(O, "SafeHelpers").empty(); // an empty pattern would match every name
+  SafeRe = optRegex(O, "SafeHelpers");
+  IndexRe = optRegex(O, "IndexPattern");
+  TableRe = optRegex(O, "TableBasePattern");
   LaunchTier = optBool(O, "LaunchIndexTier");
   MinConstantStride = optInt(O, "MinConstantStride");
   DependentLoadBits = optInt(O, "DependentLoadBits");
@@ -198,7 +190,7 @@ struct NarrowedIndexOverflow::Walk {
     case Kind::Shl: {
       const Node *Index = nullptr, *Stride = nullptr;
       if (!Suppressed && qualifies(N, Index, Stride)) {
-        report(N, Index, Stride);
+        report(N, Index);
         offset(Index, true);
         offset(Stride, true);
         return;
@@ -319,8 +311,7 @@ struct NarrowedIndexOverflow::Walk {
     return false;
   }
 
-  void report(const Node *N, const Node *Index, const Node *Stride) {
-    (void)Stride;
+  void report(const Node *N, const Node *Index) {
     IntTy Ty = N->Ty.known() ? N->Ty : effective(N);
     const Node *Leaf = leftmostFactor(Index);
     const Fact &FI = M.of(Index);
@@ -349,24 +340,12 @@ struct NarrowedIndexOverflow::Walk {
   }
 };
 
-/// The pointer an address starts from (through offsets, casts, variables).
-static const Node *rootBase(const Node *N) {
-  for (unsigned I = 0; N && I < 64; ++I) {
-    if (N->K == Kind::PtrAdd || N->K == Kind::Var || N->K == Kind::Cast ||
-        (N->K == Kind::Call && N->op(0)))
-      N = N->op(0);
-    else
-      return N;
-  }
-  return N;
-}
-
 void NarrowedIndexOverflow::run(const Function &F, std::vector<Finding> &Out) const {
   if (HasSafe && std::regex_search(F.Name, SafeRe))
     return;
   Walk W{*this, F, Out, {}, {}, {}};
   for (const Access &A : F.Accesses) {
-    const Node *Base = rootBase(A.Addr);
+    const Node *Base = addressBase(A.Addr);
     if (Base && !Base->Name.empty() && std::regex_search(Base->Name, TableRe))
       continue;
     W.addr(A.Addr);

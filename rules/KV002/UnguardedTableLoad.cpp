@@ -34,16 +34,9 @@ std::vector<OptionSpec> UnguardedTableLoad::options() const {
 }
 
 void UnguardedTableLoad::configure(const Options &O) {
-  auto Re = [](const std::string &P) {
-    try {
-      return std::regex(P, std::regex::ECMAScript | std::regex::icase);
-    } catch (const std::regex_error &) {
-      return std::regex("$^");
-    }
-  };
-  TableRe = Re(opt(O, "TablePattern"));
-  WidthRe = Re(opt(O, "WidthPattern"));
-  BlockRe = Re(opt(O, "BlockSizePattern"));
+  TableRe = optRegex(O, "TablePattern");
+  WidthRe = optRegex(O, "WidthPattern");
+  BlockRe = optRegex(O, "BlockSizePattern");
   PadValue = opt(O, "PadValue");
   LoopTier = optBool(O, "LoopBoundedTier");
 }
@@ -109,7 +102,7 @@ struct UnguardedTableLoad::Check {
   const UnguardedTableLoad &R;
   const Function &F;
   std::vector<Finding> &Out;
-  Magnitudes M;
+  mutable Magnitudes M; // a memo: filled by const queries
 
   bool blockSize(const Node *D) const {
     D = strip(D);
@@ -130,11 +123,11 @@ struct UnguardedTableLoad::Check {
       return nullptr;
     if (T->K == Kind::Div || T->K == Kind::Shr) {
       const Node *Num = T->op(0), *Den = T->op(1);
-      const Fact &FN = const_cast<Magnitudes &>(M).of(Num);
+      const Fact &FN = M.of(Num);
       if (FN.M == Mag::Small && FN.O == Origin::None)
         return nullptr; // threadIdx / 4: a lane, not a position
       bool Named = blockSize(Den);
-      const Fact &FD = const_cast<Magnitudes &>(M).of(Den);
+      const Fact &FD = M.of(Den);
       bool Literal = FD.I && FD.I->Lo == FD.I->Hi && FD.I->Lo > 1;
       if (Named || (Literal && TableNamed) ||
           (T->K == Kind::Shr && TableNamed && !Literal))
@@ -170,10 +163,7 @@ struct UnguardedTableLoad::Check {
           !Nm.empty() && std::regex_search(Nm, R.WidthRe))
         Found = true;
       if (N->K == Kind::Load) {
-        const Node *B = nullptr;
-        std::vector<const Node *> T;
-        splitAddress(N->op(0), B, T);
-        std::string BN = nameOf(B);
+        std::string BN = nameOf(addressBase(N->op(0)));
         for (const std::string &X : TermLoadBases)
           if (!BN.empty() && X == BN)
             Found = true; // CSR: indptr[b + 1] bounds a row started at indptr[b]
@@ -265,11 +255,9 @@ struct UnguardedTableLoad::Check {
           Strides.push_back(S->op(1));
         }
         if (S && S->K == Kind::Load) {
-          const Node *B = nullptr;
-          std::vector<const Node *> X;
-          splitAddress(S->op(0), B, X);
-          if (!nameOf(B).empty())
-            LoadBases.push_back(nameOf(B));
+          std::string B = nameOf(addressBase(S->op(0)));
+          if (!B.empty())
+            LoadBases.push_back(B);
         }
       }
       if (!Col)

@@ -604,13 +604,9 @@ int runDriver(const std::vector<std::string> &Args) {
 
   if (C.Fix && !All.empty() && applyAllFixes(All, std::cerr))
     return 2;
-  if (Sum.FilesAnalysed == 0 && !Files.empty() + !Notes.empty() > 0)
+  // Nothing analysed although there was input (or a bad path): an error.
+  if (Sum.FilesAnalysed == 0 && (!Files.empty() || !Notes.empty()))
     return 2;
-  if (Files.empty()) {
-    bool AnyError = std::any_of(Notes.begin(), Notes.end(), [](const FileNote &N) { return N.Error; });
-    if (AnyError)
-      return 2;
-  }
   return All.empty() ? 0 : 1;
 }
 

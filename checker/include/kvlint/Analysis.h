@@ -71,6 +71,10 @@ const Node *leftmostFactor(const Node *N);
 /// variable, the same parameter/member name, or the same constant.
 bool sameValue(const Node *A, const Node *B);
 
+/// The pointer an address starts from, through offsets, variables, pointer
+/// casts and inlined calls: `cache` for `(cache + page * k)[off]`.
+const Node *addressBase(const Node *Addr);
+
 /// True when Needle occurs in Hay's expression tree (through Vars).
 bool mentions(const Node *Hay, const Node *Needle);
 

@@ -7,6 +7,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -73,6 +74,11 @@ protected:
   std::string opt(const Options &O, const char *Name) const;
   int64_t optInt(const Options &O, const char *Name) const;
   bool optBool(const Options &O, const char *Name) const;
+  /// The option as a case-insensitive regex (never-matching if malformed).
+  std::regex optRegex(const Options &O, const char *Name) const;
+
+private:
+  std::string optDefault(const char *Name) const;
 };
 
 /// The registry of stable rule codes. Rules register themselves from their
@@ -89,8 +95,7 @@ struct RuleRegistrar {
 };
 #define KVLINT_REGISTER_RULE(Class, Code, Check)                               \
   static ::kvlint::RuleRegistrar Class##Registrar(                              \
-      Code, Check, [] { return std::make_unique<Class>(); });                  \
-  extern "C" void kvlintForceLink##Class() {}
+      Code, Check, [] { return std::make_unique<Class>(); });
 
 /// Instantiates every registered rule whose code or check name matches one of
 /// Enabled ("KV001", "kvlint-unguarded-table-load", "all"), configured.
