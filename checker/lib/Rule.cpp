@@ -38,28 +38,52 @@ bool Options::getBool(const std::string &Key, bool Default) const {
   return Default;
 }
 
+std::vector<OptionSpec> Rule::sharedOptions() {
+  std::vector<OptionSpec> S = {
+      {"Level", "default",
+       "default: report what wraps or reads out of bounds inside the deployment envelope; "
+       "latent: also report what does so only beyond it (larger pools, contexts, batches)"},
+  };
+  return S;
+}
+
 std::string Rule::optDefault(const char *Name) const {
   for (const OptionSpec &S : options())
+    if (S.Name == Name)
+      return S.Default;
+  for (const OptionSpec &S : sharedOptions())
     if (S.Name == Name)
       return S.Default;
   return "";
 }
 
+// Local key first ("<check>.<Name>"), then the global one ("<Name>").
 std::string Rule::opt(const Options &O, const char *Name) const {
-  return O.get(std::string(check()) + "." + Name, optDefault(Name));
+  std::string Local = std::string(check()) + "." + Name;
+  if (O.has(Local))
+    return O.get(Local, "");
+  return O.get(Name, optDefault(Name));
+}
+
+bool Rule::optLatent(const Options &O) const {
+  std::string V = opt(O, "Level");
+  std::transform(V.begin(), V.end(), V.begin(), [](unsigned char C) { return std::tolower(C); });
+  return V == "latent";
 }
 
 // A malformed value falls back to the option's default.
 int64_t Rule::optInt(const Options &O, const char *Name) const {
   Options D;
   D.set("d", optDefault(Name));
-  return O.getInt(std::string(check()) + "." + Name, D.getInt("d", 0));
+  D.set("v", opt(O, Name));
+  return D.getInt("v", D.getInt("d", 0));
 }
 
 bool Rule::optBool(const Options &O, const char *Name) const {
   Options D;
   D.set("d", optDefault(Name));
-  return O.getBool(std::string(check()) + "." + Name, D.getBool("d", false));
+  D.set("v", opt(O, Name));
+  return D.getBool("v", D.getBool("d", false));
 }
 
 // Case-insensitive ECMAScript; a pattern that does not compile matches

@@ -27,15 +27,16 @@ class RuleCheck : public ClangTidyCheck {
 public:
   RuleCheck(StringRef Name, ClangTidyContext *Context, const RuleInfo &Info)
       : ClangTidyCheck(Name, Context), Impl(Info.Make()) {
-    // Options are read and stored symmetrically under the rule's own names.
-    for (const OptionSpec &O : Impl->options())
+    // Options are read and stored symmetrically under the rule's own names;
+    // shared ones (Level, Envelope.*) may also be given globally.
+    for (const OptionSpec &O : allOptions())
       Opts.set(std::string(Impl->check()) + "." + O.Name,
-               Options.get(O.Name, O.Default).str());
+               Options.getLocalOrGlobal(O.Name, O.Default).str());
     Impl->configure(Opts);
   }
 
   void storeOptions(ClangTidyOptions::OptionMap &Map) override {
-    for (const OptionSpec &O : Impl->options())
+    for (const OptionSpec &O : allOptions())
       Options.store(Map, O.Name, Opts.get(std::string(Impl->check()) + "." + O.Name, O.Default));
   }
 
@@ -82,6 +83,13 @@ public:
   }
 
 private:
+  std::vector<OptionSpec> allOptions() const {
+    std::vector<OptionSpec> All = Impl->options();
+    for (const OptionSpec &O : Rule::sharedOptions())
+      All.push_back(O);
+    return All;
+  }
+
   static SourceLocation locate(SourceManager &SM, const SrcLoc &L) {
     auto FE = SM.getFileManager().getOptionalFileRef(L.File);
     if (!FE)

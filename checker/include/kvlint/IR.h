@@ -74,6 +74,22 @@ struct IntTy {
   bool narrow() const { return known() && !Pointer && Bits <= 32; }
 };
 
+/// What a frontend knows about a value from outside the expression that
+/// computes it: the constants every launch site passes, the grid a launcher
+/// shows, a dtype the launcher gives a table. The bounds analysis
+/// (Bounds.h) combines hints with the deployment envelope (Envelope.h);
+/// frontends only record them and never judge.
+struct ValueHint {
+  bool HasRange = false;
+  int64_t Lo = 0, Hi = 0; ///< the value lies in [Lo, Hi]
+  std::string BoundBy;    ///< the value is below this quantity, a name the
+                          ///< envelope maps to a dimension ("num_tokens")
+  int64_t BoundDiv = 1;   ///< ... divided by this (rounded up): a grid of
+                          ///< cdiv(n, BLOCK) programs
+  std::string Source;     ///< where the fact was read, for messages
+  bool any() const { return HasRange || !BoundBy.empty(); }
+};
+
 enum class Kind : uint8_t {
   // Leaves: where values come from.
   Const,     ///< integer literal or folded constant; Value holds it
@@ -114,6 +130,7 @@ struct Node {
   SrcRange Range;      ///< where this expression is written
   bool Explicit = false; ///< Cast: written in the source (not implicit)
   IntTy ElemTy;        ///< Load: element type of the memory read
+  ValueHint Hint;      ///< facts from outside the body (launch sites, grids)
 
   const Node *op(unsigned I) const { return I < Ops.size() ? Ops[I] : nullptr; }
 };
@@ -142,6 +159,17 @@ struct Access {
   SrcRange Range;              ///< the whole access expression
 };
 
+/// A product that host code checks before it launches the function
+/// (`TORCH_CHECK(n * h * d <= INT_MAX)`, a checked-product helper): every
+/// product of a subset of these factors, each at least 1, is at most Max.
+/// Factors are the function's own names for the values (parameters,
+/// members).
+struct CheckedProduct {
+  std::vector<std::string> Factors;
+  int64_t Max = 0;
+  std::string Source; ///< where the check is, for messages
+};
+
 /// A lowered function. Owns its nodes.
 struct Function {
   std::string Name;
@@ -149,6 +177,7 @@ struct Function {
   bool IsKernel = false;    ///< __global__ / @triton.jit entry
   SrcRange Range;           ///< the function's name
   std::vector<Access> Accesses;
+  std::vector<CheckedProduct> Checked; ///< host checks on its sizes
 
   template <typename... Args> Node *make(Kind K, IntTy Ty, Args &&...Ops) {
     Nodes.emplace_back();

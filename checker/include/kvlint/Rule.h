@@ -38,6 +38,9 @@ struct Finding {
 
 /// Rule options, keyed "<check-name>.<Option>" exactly as clang-tidy's
 /// CheckOptions spells them; the CLI reads the same keys from its config.
+/// A key without the check prefix ("Level", "Envelope.Tokens") is global:
+/// every rule reads its local key first, then the global one, as clang-tidy's
+/// getLocalOrGlobal does.
 class Options {
 public:
   void set(const std::string &Key, const std::string &Value) { Map[Key] = Value; }
@@ -66,6 +69,10 @@ public:
   virtual const char *check() const = 0; ///< "kvlint-narrowed-index-overflow"
   virtual const char *summary() const = 0;
   virtual std::vector<OptionSpec> options() const = 0;
+  /// Options every rule reads, local or global: the reporting level and the
+  /// deployment envelope (Envelope.h). Listed apart so that --list-rules
+  /// shows them once.
+  static std::vector<OptionSpec> sharedOptions();
   /// Reads this rule's options (keys "<check>.<Name>"); called once.
   virtual void configure(const Options &Opts) = 0;
   virtual void run(const Function &F, std::vector<Finding> &Out) const = 0;
@@ -76,6 +83,10 @@ protected:
   bool optBool(const Options &O, const char *Name) const;
   /// The option as a case-insensitive regex (never-matching if malformed).
   std::regex optRegex(const Options &O, const char *Name) const;
+  /// The shared `Level` option: false for "default" (report what goes wrong
+  /// inside the deployment envelope), true for "latent" (also report what
+  /// goes wrong only beyond it).
+  bool optLatent(const Options &O) const;
 
 private:
   std::string optDefault(const char *Name) const;
