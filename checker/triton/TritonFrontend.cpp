@@ -14,38 +14,20 @@
 //  * Everything else promotes like Triton's integer_promote_impl.
 //
 // The frontend never decides whether something is a bug; see IR.h.
+// The lowering is split over several files; Lowering.h lists them.
 //
 //===----------------------------------------------------------------------===//
-#include "kvlint/Frontend.h"
-
-#include <tree_sitter/api.h>
+#include "Lowering.h"
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <functional>
-#include <map>
-#include <set>
-#include <unordered_map>
-#include <unordered_set>
-
-extern "C" const TSLanguage *tree_sitter_python(void);
+#include <memory>
 
 namespace kvlint {
-namespace {
-
-// ---------------------------------------------------------------------------
-// Limits: huge or hostile inputs must neither crash nor hang.
-// ---------------------------------------------------------------------------
-constexpr unsigned MaxExprDepth = 200;   // nested expressions lowered
-constexpr unsigned MaxStmtDepth = 100;   // nested blocks lowered
-constexpr unsigned MaxInlineDepth = 4;   // helper calls inlined
-constexpr unsigned MaxDryLoopDepth = 3;  // loops lowered twice (loop-carried Phis)
-constexpr size_t MaxNodesPerFunction = 400000;
-constexpr unsigned MaxRecoveryRounds = 32; // lines blanked after syntax errors
-constexpr unsigned MaxValueFlags = 3;      // constexpr flags specialised on (2^3 lowerings)
-
-bool is(TSNode N, const char *T) { return !ts_node_is_null(N) && !strcmp(ts_node_type(N), T); }
+namespace triton {
 
 /// Named children (comments skipped), iterated with a cursor: O(n).
 std::vector<TSNode> kids(TSNode N) {
@@ -89,6 +71,8 @@ std::vector<TSNode> fieldKids(TSNode N, const char *F) {
   return Out;
 }
 
+namespace {
+
 /// ERROR and MISSING nodes in document order (at most Max), where the
 /// mistake starts. An ERROR that begins with a complete statement wraps valid
 /// code (tree-sitter may wrap a whole file): it is not recorded, only
@@ -121,26 +105,7 @@ std::vector<TSNode> errorNodes(TSNode Root, size_t Max) {
   return Out;
 }
 
-/// Visits every node under Root without recursion.
-template <typename Fn> void walk(TSNode Root, Fn &&F) {
-  TSTreeCursor C = ts_tree_cursor_new(Root);
-  for (;;) {
-    F(ts_tree_cursor_current_node(&C));
-    if (ts_tree_cursor_goto_first_child(&C))
-      continue;
-    for (;;) {
-      if (ts_tree_cursor_goto_next_sibling(&C))
-        break;
-      if (!ts_tree_cursor_goto_parent(&C)) {
-        ts_tree_cursor_delete(&C);
-        return;
-      }
-    }
-  }
-}
-
-IntTy i32() { return IntTy::integer(32, true); }
-IntTy i64() { return IntTy::integer(64, true); }
+} // namespace
 
 /// Triton's dtype names.
 bool dtypeByName(const std::string &S, IntTy &T, bool &IsFloat) {
@@ -177,84 +142,6 @@ IntTy promoteInts(IntTy A, IntTy B) {
   return IntTy::integer(S.Bits, true);
 }
 
-// ---------------------------------------------------------------------------
-// Values the lowering tracks for names: an IR node, a tuple, a dtype, None.
-// ---------------------------------------------------------------------------
-struct Val {
-  enum VK : uint8_t { None, N, Tuple, DType } K = None;
-  const Node *Nd = nullptr;
-  std::vector<Val> Elems;
-  IntTy DT;         // DType: the type (unknown for floats)
-  IntTy Elem;       // DType of a pointer_type: the element type
-  bool Leaf = false; // N: a leaf (Param/Symbolic/global Const) cloned at each use
-
-  static Val node(const Node *X) { Val V; V.K = X ? N : None; V.Nd = X; return V; }
-  static Val leaf(const Node *X) { Val V = node(X); V.Leaf = true; return V; }
-  static Val dtype(IntTy T, IntTy E = IntTy()) { Val V; V.K = DType; V.DT = T; V.Elem = E; return V; }
-  static Val tuple(std::vector<Val> E) { Val V; V.K = Tuple; V.Elems = std::move(E); return V; }
-  bool isNode() const { return K == N && Nd; }
-  bool operator==(const Val &O) const {
-    if (K != O.K) return false;
-    switch (K) {
-    case None: return true;
-    case N: return Nd == O.Nd;
-    case DType: return DT.Bits == O.DT.Bits && DT.Signed == O.DT.Signed && DT.Bool == O.DT.Bool &&
-                       DT.Pointer == O.DT.Pointer;
-    case Tuple: return Elems == O.Elems;
-    }
-    return false;
-  }
-  bool operator!=(const Val &O) const { return !(*this == O); }
-};
-using Env = std::map<std::string, Val>;
-
-struct JitFn {
-  std::string Name;
-  TSNode Def{}; // function_definition
-  bool Called = false;
-};
-
-/// Module-level facts: imports, constants, jit functions.
-struct Module {
-  std::string Path;
-  const std::string &Src;
-  std::map<std::string, std::string> Alias; // local name -> dotted module path
-  std::map<std::string, TSNode> GlobalExprs; // NAME = <expr>, evaluated lazily
-  std::map<std::string, JitFn> Jit;
-  std::vector<std::string> JitOrder;
-  std::map<std::string, TSNode> PlainDefs; // module-level functions not (yet) jit
-  std::vector<std::pair<std::string, std::string>> JitWraps; // k = triton.jit(f)
-  const Options &Opts;
-  unsigned LoadBits = 32;
-
-  Module(std::string P, const std::string &S, const Options &O)
-      : Path(std::move(P)), Src(S), Opts(O) {}
-  std::string text(TSNode N) const {
-    uint32_t B = ts_node_start_byte(N), E = ts_node_end_byte(N);
-    if (B > Src.size() || E > Src.size() || E < B) return "";
-    return Src.substr(B, E - B);
-  }
-
-  /// Dotted, alias-resolved name of an identifier/attribute chain
-  /// ("tl.load" -> "triton.language.load"), or "" when it is not one.
-  std::string qualify(TSNode N, const Env *Locals, unsigned Depth = 0) const {
-    if (Depth > 16) return "";
-    if (is(N, "identifier")) {
-      std::string S = text(N);
-      if (Locals && Locals->count(S)) return "";
-      auto It = Alias.find(S);
-      if (It != Alias.end()) return It->second;
-      return S;
-    }
-    if (is(N, "attribute")) {
-      std::string O = qualify(field(N, "object"), Locals, Depth + 1);
-      if (O.empty()) return "";
-      return O + "." + text(field(N, "attribute"));
-    }
-    return "";
-  }
-};
-
 /// The triton.language member a dotted name denotes, or "".
 std::string tlMember(const std::string &Q) {
   static const char *Prefixes[] = {"triton.language.core.", "triton.language.math.",
@@ -272,1355 +159,1299 @@ std::string tlMember(const std::string &Q) {
   return "";
 }
 
-// ---------------------------------------------------------------------------
-// Lowering of one function (with helpers inlined).
-// ---------------------------------------------------------------------------
-class FnLowerer {
-public:
-  FnLowerer(Module &M, Function &F, const std::set<std::string> &PtrParams,
-            std::vector<std::string> &Notes)
-      : M(M), F(F), PtrParams(PtrParams), Notes(Notes) {}
+void FnLowerer::lowerEntry(const JitFn &J) {
+  Frame Fr;
+  Cur = &Fr;
+  CallStack.push_back(J.Name);
+  bindParams(J.Def, nullptr, nullptr, Fr.Locals);
+  block(field(J.Def, "body"));
+}
 
-  /// Params that were used as pointers but typed as integers this round.
-  std::set<std::string> WantPtr;
-  /// constexpr flags fixed for this specialisation (name -> value).
-  std::map<std::string, bool> Fixed;
-  bool Aborted = false;
+SrcRange FnLowerer::rng(TSNode N) const {
+  SrcRange R;
+  if (ts_node_is_null(N)) return R;
+  TSPoint S = ts_node_start_point(N), E = ts_node_end_point(N);
+  R.Begin.File = R.End.File = M.Path;
+  R.Begin.Line = S.row + 1;
+  R.Begin.Col = S.column + 1;
+  R.Begin.Offset = ts_node_start_byte(N);
+  R.End.Line = E.row + 1;
+  R.End.Col = E.column + 1;
+  R.End.Offset = ts_node_end_byte(N);
+  return R;
+}
 
-  void lowerEntry(const JitFn &J) {
-    Frame Fr;
-    Cur = &Fr;
-    CallStack.push_back(J.Name);
-    bindParams(J.Def, nullptr, nullptr, Fr.Locals);
-    block(field(J.Def, "body"));
+Node *FnLowerer::mk(Kind K, IntTy T, TSNode At, std::initializer_list<const Node *> Ops) {
+  if (++NodeCount > MaxNodesPerFunction && !Aborted) {
+    Aborted = true;
+    Notes.push_back("function '" + F.Name + "' is too large; analysed in part");
   }
+  Node *N = F.make(K, T);
+  N->Ops.assign(Ops.begin(), Ops.end());
+  N->Range = rng(At);
+  N->Text = shortText(At);
+  return N;
+}
 
-private:
-  struct Frame {
-    Env Locals;
-    std::vector<Val> Returns;
-  };
+/// Source text for messages: whitespace collapsed, at most 80 characters.
+std::string FnLowerer::shortText(TSNode At) const {
+  if (ts_node_is_null(At)) return "";
+  uint32_t B = ts_node_start_byte(At), E = ts_node_end_byte(At);
+  if (E > M.Src.size() || E < B) return "";
+  std::string S;
+  bool Space = false;
+  for (uint32_t I = B; I < E && S.size() <= 80; ++I) {
+    char C = M.Src[I];
+    if (C == '\n' || C == '\t' || C == ' ' || C == '\r' || C == '\\') {
+      Space = !S.empty();
+      continue;
+    }
+    if (Space) S += ' ';
+    Space = false;
+    S += C;
+  }
+  if (S.size() > 80) S = S.substr(0, 77) + "...";
+  return S;
+}
 
-  Module &M;
-  Function &F;
-  const std::set<std::string> &PtrParams;
-  std::vector<std::string> &Notes;
-  Frame *Cur = nullptr;
-  std::vector<Guard> Guards;
-  std::vector<std::string> CallStack;
-  unsigned ExprDepth = 0, StmtDepth = 0, LoopDepth = 0;
-  bool Dry = false; // lowering a loop body once to find loop-carried values
-  size_t NodeCount = 0;
-  bool NotedDepth = false;
-  std::unordered_set<const Node *> Weak;
-  std::unordered_map<const Node *, std::vector<const Node *>> BlockStrides;
-  std::unordered_map<const Node *, IntTy> PtrElem; // pointer -> element type
-  std::set<std::string> EvaluatingGlobals;
+Node *FnLowerer::unknown(TSNode At, const std::string &Name) {
+  Node *N = mk(Kind::Unknown, IntTy::unknown(), At);
+  N->Name = Name;
+  return N;
+}
 
-  // --- nodes -------------------------------------------------------------
-  SrcRange rng(TSNode N) const {
-    SrcRange R;
-    if (ts_node_is_null(N)) return R;
-    TSPoint S = ts_node_start_point(N), E = ts_node_end_point(N);
-    R.Begin.File = R.End.File = M.Path;
-    R.Begin.Line = S.row + 1;
-    R.Begin.Col = S.column + 1;
-    R.Begin.Offset = ts_node_start_byte(N);
-    R.End.Line = E.row + 1;
-    R.End.Col = E.column + 1;
-    R.End.Offset = ts_node_end_byte(N);
+Node *FnLowerer::constant(int64_t V, TSNode At) {
+  Node *N = mk(Kind::Const, (V >= INT32_MIN && V <= INT32_MAX) ? i32() : i64(), At);
+  N->Value = V;
+  Weak.insert(N);
+  return N;
+}
+
+Node *FnLowerer::boolConst(bool V, TSNode At) {
+  Node *N = mk(Kind::Const, IntTy::boolean(), At);
+  N->Value = V;
+  Weak.insert(N);
+  return N;
+}
+
+bool FnLowerer::isWeak(const Node *N) const {
+  for (unsigned I = 0; N && I < 64; ++I) {
+    if (Weak.count(N)) return true;
+    if (N->K != Kind::Var) return false;
+    N = N->op(0);
+  }
+  return false;
+}
+
+const Node *FnLowerer::strip(const Node *N) {
+  for (unsigned I = 0; N && N->K == Kind::Var && N->op(0) && I < 64; ++I)
+    N = N->op(0);
+  return N;
+}
+
+bool FnLowerer::constOf(const Node *N, int64_t &V) {
+  N = strip(N);
+  if (N && N->K == Kind::Const) { V = N->Value; return true; }
+  return false;
+}
+
+/// Type of a binary arithmetic operation per Triton's promotion.
+IntTy FnLowerer::promote(const Node *A, const Node *B) const {
+  bool WA = isWeak(A), WB = isWeak(B);
+  if (WA && WB) return i64(); // Python int arithmetic at compile time: exact
+  if (WA) return B->Ty.Bool ? i32() : B->Ty;
+  if (WB) return A->Ty.Bool ? i32() : A->Ty;
+  return promoteInts(A->Ty, B->Ty);
+}
+
+Val FnLowerer::useName(const std::string &Name, TSNode At) {
+  auto It = Cur->Locals.find(Name);
+  if (It != Cur->Locals.end()) return use(It->second, Name, At);
+  return global(Name, At);
+}
+
+Val FnLowerer::use(const Val &V, const std::string &Name, TSNode At) {
+  if (!V.isNode()) return V;
+  if (V.Leaf) {
+    Node *C = mk(V.Nd->K, V.Nd->Ty, At);
+    C->Name = V.Nd->Name;
+    C->Value = V.Nd->Value;
+    C->Value2 = V.Nd->Value2;
+    if (isWeak(V.Nd)) Weak.insert(C);
+    auto PE = PtrElem.find(V.Nd);
+    if (PE != PtrElem.end()) PtrElem[C] = PE->second;
+    Val R = Val::node(C);
     return R;
   }
+  Node *U = mk(Kind::Var, V.Nd->Ty, At, {V.Nd});
+  U->Name = Name;
+  return Val::node(U);
+}
 
-  Node *mk(Kind K, IntTy T, TSNode At, std::initializer_list<const Node *> Ops = {}) {
-    if (++NodeCount > MaxNodesPerFunction && !Aborted) {
-      Aborted = true;
-      Notes.push_back("function '" + F.Name + "' is too large; analysed in part");
+Val FnLowerer::global(const std::string &Name, TSNode At) {
+  auto G = M.GlobalExprs.find(Name);
+  if (G != M.GlobalExprs.end() && !EvaluatingGlobals.count(Name) &&
+      EvaluatingGlobals.size() < 8) {
+    // Evaluate the module-level expression in an empty frame.
+    Frame Fr;
+    Frame *Saved = Cur;
+    Cur = &Fr;
+    EvaluatingGlobals.insert(Name);
+    Val V = expr(G->second);
+    EvaluatingGlobals.erase(Name);
+    Cur = Saved;
+    if (V.isNode()) {
+      int64_t C;
+      if (constOf(V.Nd, C)) {
+        Node *N = constant(C, At);
+        return Val::node(N);
+      }
+      return Val::node(unknown(At, Name));
     }
-    Node *N = F.make(K, T);
-    N->Ops.assign(Ops.begin(), Ops.end());
-    N->Range = rng(At);
-    N->Text = shortText(At);
-    return N;
+    return V;
   }
+  if (Name == "None") return Val();
+  if (Name == "True" || Name == "False") {
+    Node *N = mk(Kind::Const, IntTy::boolean(), At);
+    N->Value = Name == "True";
+    Weak.insert(N);
+    return Val::node(N);
+  }
+  std::string Q = M.qualify(At, &Cur->Locals);
+  IntTy T;
+  bool IsFloat;
+  std::string Mem = tlMember(Q);
+  if (!Mem.empty() && dtypeByName(Mem, T, IsFloat)) return Val::dtype(T);
+  return Val::node(unknown(At, Name));
+}
 
-  /// Source text for messages: whitespace collapsed, at most 80 characters.
-  std::string shortText(TSNode At) const {
-    if (ts_node_is_null(At)) return "";
-    uint32_t B = ts_node_start_byte(At), E = ts_node_end_byte(At);
-    if (E > M.Src.size() || E < B) return "";
-    std::string S;
-    bool Space = false;
-    for (uint32_t I = B; I < E && S.size() <= 80; ++I) {
-      char C = M.Src[I];
-      if (C == '\n' || C == '\t' || C == ' ' || C == '\r' || C == '\\') {
-        Space = !S.empty();
+void FnLowerer::bind(TSNode Target, const Val &V) {
+  if (is(Target, "identifier")) {
+    Val B = V;
+    B.Leaf = false;
+    Cur->Locals[M.text(Target)] = B;
+    return;
+  }
+  if (is(Target, "pattern_list") || is(Target, "tuple_pattern") ||
+      is(Target, "list_pattern") || is(Target, "tuple") || is(Target, "expression_list")) {
+    std::vector<TSNode> Ts = kids(Target);
+    for (size_t I = 0; I < Ts.size(); ++I) {
+      if (V.K == Val::Tuple && I < V.Elems.size())
+        bind(Ts[I], V.Elems[I]);
+      else
+        bind(Ts[I], Val::node(unknown(Ts[I], M.text(Ts[I]))));
+    }
+    return;
+  }
+  if (is(Target, "parenthesized_expression")) {
+    std::vector<TSNode> Ts = kids(Target);
+    if (!Ts.empty()) bind(Ts[0], V);
+  }
+  // Attributes and subscripts as targets: not tracked.
+}
+
+/// Binds the parameters of Def. Entry: Args == nullptr (params are Param /
+/// Symbolic leaves). Inlined: bound to the caller's values.
+void FnLowerer::bindParams(TSNode Def, const std::vector<Val> *Pos,
+                           const std::map<std::string, Val> *Kw, Env &Out) {
+  size_t PI = 0;
+  for (TSNode P : kids(field(Def, "parameters"))) {
+    TSNode NameN{}, TypeN{}, DefN{};
+    if (is(P, "identifier")) {
+      NameN = P;
+    } else if (is(P, "typed_parameter")) {
+      for (TSNode K : kids(P))
+        if (is(K, "identifier")) { NameN = K; break; }
+      TypeN = field(P, "type");
+    } else if (is(P, "default_parameter") || is(P, "typed_default_parameter")) {
+      NameN = field(P, "name");
+      TypeN = field(P, "type");
+      DefN = field(P, "value");
+    } else {
+      continue; // *args, **kwargs, separators
+    }
+    if (!is(NameN, "identifier")) continue;
+    std::string Name = M.text(NameN);
+    bool Constexpr = !ts_node_is_null(TypeN) &&
+                     tlMember(M.qualify(kids(TypeN).empty() ? TypeN : kids(TypeN)[0],
+                                        nullptr)) == "constexpr";
+    if (Pos || Kw) {
+      if (Pos && PI < Pos->size()) {
+        Out[Name] = (*Pos)[PI++];
+        Out[Name].Leaf = false;
         continue;
       }
-      if (Space) S += ' ';
-      Space = false;
-      S += C;
-    }
-    if (S.size() > 80) S = S.substr(0, 77) + "...";
-    return S;
-  }
-  Node *unknown(TSNode At, const std::string &Name = "") {
-    Node *N = mk(Kind::Unknown, IntTy::unknown(), At);
-    N->Name = Name;
-    return N;
-  }
-  Node *constant(int64_t V, TSNode At) {
-    Node *N = mk(Kind::Const, (V >= INT32_MIN && V <= INT32_MAX) ? i32() : i64(), At);
-    N->Value = V;
-    Weak.insert(N);
-    return N;
-  }
-  Node *boolConst(bool V, TSNode At) {
-    Node *N = mk(Kind::Const, IntTy::boolean(), At);
-    N->Value = V;
-    Weak.insert(N);
-    return N;
-  }
-  bool isWeak(const Node *N) const {
-    for (unsigned I = 0; N && I < 64; ++I) {
-      if (Weak.count(N)) return true;
-      if (N->K != Kind::Var) return false;
-      N = N->op(0);
-    }
-    return false;
-  }
-  static const Node *strip(const Node *N) {
-    for (unsigned I = 0; N && N->K == Kind::Var && N->op(0) && I < 64; ++I)
-      N = N->op(0);
-    return N;
-  }
-  static bool constOf(const Node *N, int64_t &V) {
-    N = strip(N);
-    if (N && N->K == Kind::Const) { V = N->Value; return true; }
-    return false;
-  }
-
-  /// Type of a binary arithmetic operation per Triton's promotion.
-  IntTy promote(const Node *A, const Node *B) const {
-    bool WA = isWeak(A), WB = isWeak(B);
-    if (WA && WB) return i64(); // Python int arithmetic at compile time: exact
-    if (WA) return B->Ty.Bool ? i32() : B->Ty;
-    if (WB) return A->Ty.Bool ? i32() : A->Ty;
-    return promoteInts(A->Ty, B->Ty);
-  }
-
-  // --- names ---------------------------------------------------------------
-  Val useName(const std::string &Name, TSNode At) {
-    auto It = Cur->Locals.find(Name);
-    if (It != Cur->Locals.end()) return use(It->second, Name, At);
-    return global(Name, At);
-  }
-
-  Val use(const Val &V, const std::string &Name, TSNode At) {
-    if (!V.isNode()) return V;
-    if (V.Leaf) {
-      Node *C = mk(V.Nd->K, V.Nd->Ty, At);
-      C->Name = V.Nd->Name;
-      C->Value = V.Nd->Value;
-      C->Value2 = V.Nd->Value2;
-      if (isWeak(V.Nd)) Weak.insert(C);
-      auto PE = PtrElem.find(V.Nd);
-      if (PE != PtrElem.end()) PtrElem[C] = PE->second;
-      Val R = Val::node(C);
-      return R;
-    }
-    Node *U = mk(Kind::Var, V.Nd->Ty, At, {V.Nd});
-    U->Name = Name;
-    return Val::node(U);
-  }
-
-  Val global(const std::string &Name, TSNode At) {
-    auto G = M.GlobalExprs.find(Name);
-    if (G != M.GlobalExprs.end() && !EvaluatingGlobals.count(Name) &&
-        EvaluatingGlobals.size() < 8) {
-      // Evaluate the module-level expression in an empty frame.
-      Frame Fr;
-      Frame *Saved = Cur;
-      Cur = &Fr;
-      EvaluatingGlobals.insert(Name);
-      Val V = expr(G->second);
-      EvaluatingGlobals.erase(Name);
-      Cur = Saved;
-      if (V.isNode()) {
-        int64_t C;
-        if (constOf(V.Nd, C)) {
-          Node *N = constant(C, At);
-          return Val::node(N);
-        }
-        return Val::node(unknown(At, Name));
+      if (Kw && Kw->count(Name)) {
+        Out[Name] = Kw->at(Name);
+        Out[Name].Leaf = false;
+        continue;
       }
-      return V;
+      if (!ts_node_is_null(DefN)) {
+        Out[Name] = expr(DefN);
+        continue;
+      }
     }
-    if (Name == "None") return Val();
-    if (Name == "True" || Name == "False") {
-      Node *N = mk(Kind::Const, IntTy::boolean(), At);
-      N->Value = Name == "True";
+    Node *N;
+    if (Constexpr && !Pos && !Kw && Fixed.count(Name)) {
+      N = mk(Kind::Const, IntTy::boolean(), NameN);
+      N->Value = Fixed.at(Name);
       Weak.insert(N);
-      return Val::node(N);
+    } else if (Constexpr) {
+      N = mk(Kind::Symbolic, i32(), NameN);
+      Weak.insert(N);
+    } else if (PtrParams.count(Name)) {
+      N = mk(Kind::Param, IntTy::pointer(), NameN);
+    } else {
+      N = mk(Kind::Param, i32(), NameN);
     }
-    std::string Q = M.qualify(At, &Cur->Locals);
-    IntTy T;
-    bool IsFloat;
-    std::string Mem = tlMember(Q);
-    if (!Mem.empty() && dtypeByName(Mem, T, IsFloat)) return Val::dtype(T);
-    return Val::node(unknown(At, Name));
+    N->Name = Name;
+    Out[Name] = Val::leaf(N);
   }
+}
 
-  void bind(TSNode Target, const Val &V) {
-    if (is(Target, "identifier")) {
-      Val B = V;
-      B.Leaf = false;
-      Cur->Locals[M.text(Target)] = B;
-      return;
-    }
-    if (is(Target, "pattern_list") || is(Target, "tuple_pattern") ||
-        is(Target, "list_pattern") || is(Target, "tuple") || is(Target, "expression_list")) {
-      std::vector<TSNode> Ts = kids(Target);
-      for (size_t I = 0; I < Ts.size(); ++I) {
-        if (V.K == Val::Tuple && I < V.Elems.size())
-          bind(Ts[I], V.Elems[I]);
-        else
-          bind(Ts[I], Val::node(unknown(Ts[I], M.text(Ts[I]))));
-      }
-      return;
-    }
-    if (is(Target, "parenthesized_expression")) {
-      std::vector<TSNode> Ts = kids(Target);
-      if (!Ts.empty()) bind(Ts[0], V);
-    }
-    // Attributes and subscripts as targets: not tracked.
+/// Lowers a block; returns true when it always leaves (return/break/continue).
+bool FnLowerer::block(TSNode B) {
+  if (ts_node_is_null(B)) return false;
+  if (StmtDepth >= MaxStmtDepth) { noteDepth(); return false; }
+  ++StmtDepth;
+  size_t GuardMark = Guards.size();
+  bool Term = false;
+  for (TSNode S : kids(B)) {
+    if (Aborted) break;
+    if (stmt(S)) { Term = true; break; }
   }
+  Guards.resize(GuardMark);
+  --StmtDepth;
+  return Term;
+}
 
-  // --- parameters ----------------------------------------------------------
-  /// Binds the parameters of Def. Entry: Args == nullptr (params are Param /
-  /// Symbolic leaves). Inlined: bound to the caller's values.
-  void bindParams(TSNode Def, const std::vector<Val> *Pos,
-                  const std::map<std::string, Val> *Kw, Env &Out) {
-    size_t PI = 0;
-    for (TSNode P : kids(field(Def, "parameters"))) {
-      TSNode NameN{}, TypeN{}, DefN{};
-      if (is(P, "identifier")) {
-        NameN = P;
-      } else if (is(P, "typed_parameter")) {
-        for (TSNode K : kids(P))
-          if (is(K, "identifier")) { NameN = K; break; }
-        TypeN = field(P, "type");
-      } else if (is(P, "default_parameter") || is(P, "typed_default_parameter")) {
-        NameN = field(P, "name");
-        TypeN = field(P, "type");
-        DefN = field(P, "value");
-      } else {
-        continue; // *args, **kwargs, separators
-      }
-      if (!is(NameN, "identifier")) continue;
-      std::string Name = M.text(NameN);
-      bool Constexpr = !ts_node_is_null(TypeN) &&
-                       tlMember(M.qualify(kids(TypeN).empty() ? TypeN : kids(TypeN)[0],
-                                          nullptr)) == "constexpr";
-      if (Pos || Kw) {
-        if (Pos && PI < Pos->size()) {
-          Out[Name] = (*Pos)[PI++];
-          Out[Name].Leaf = false;
-          continue;
-        }
-        if (Kw && Kw->count(Name)) {
-          Out[Name] = Kw->at(Name);
-          Out[Name].Leaf = false;
-          continue;
-        }
-        if (!ts_node_is_null(DefN)) {
-          Out[Name] = expr(DefN);
-          continue;
-        }
-      }
-      Node *N;
-      if (Constexpr && !Pos && !Kw && Fixed.count(Name)) {
-        N = mk(Kind::Const, IntTy::boolean(), NameN);
-        N->Value = Fixed.at(Name);
-        Weak.insert(N);
-      } else if (Constexpr) {
-        N = mk(Kind::Symbolic, i32(), NameN);
-        Weak.insert(N);
-      } else if (PtrParams.count(Name)) {
-        N = mk(Kind::Param, IntTy::pointer(), NameN);
-      } else {
-        N = mk(Kind::Param, i32(), NameN);
-      }
-      N->Name = Name;
-      Out[Name] = Val::leaf(N);
-    }
+void FnLowerer::noteDepth() {
+  if (!NotedDepth) {
+    NotedDepth = true;
+    Notes.push_back("nesting too deep in '" + F.Name + "'; analysed in part");
   }
+}
 
-  // --- statements ----------------------------------------------------------
-  /// Lowers a block; returns true when it always leaves (return/break/continue).
-  bool block(TSNode B) {
-    if (ts_node_is_null(B)) return false;
-    if (StmtDepth >= MaxStmtDepth) { noteDepth(); return false; }
-    ++StmtDepth;
-    size_t GuardMark = Guards.size();
-    bool Term = false;
-    for (TSNode S : kids(B)) {
-      if (Aborted) break;
-      if (stmt(S)) { Term = true; break; }
+bool FnLowerer::stmt(TSNode S) {
+  if (is(S, "expression_statement")) {
+    for (TSNode E : kids(S)) {
+      if (is(E, "assignment")) assignment(E);
+      else if (is(E, "augmented_assignment")) augAssignment(E);
+      else expr(E);
     }
-    Guards.resize(GuardMark);
-    --StmtDepth;
-    return Term;
-  }
-
-  void noteDepth() {
-    if (!NotedDepth) {
-      NotedDepth = true;
-      Notes.push_back("nesting too deep in '" + F.Name + "'; analysed in part");
-    }
-  }
-
-  bool stmt(TSNode S) {
-    if (is(S, "expression_statement")) {
-      for (TSNode E : kids(S)) {
-        if (is(E, "assignment")) assignment(E);
-        else if (is(E, "augmented_assignment")) augAssignment(E);
-        else expr(E);
-      }
-      return false;
-    }
-    if (is(S, "return_statement")) {
-      std::vector<TSNode> Ks = kids(S);
-      Cur->Returns.push_back(Ks.empty() ? Val() : expr(Ks[0]));
-      return true;
-    }
-    if (is(S, "break_statement") || is(S, "continue_statement")) return true;
-    if (is(S, "if_statement")) return ifStmt(S);
-    if (is(S, "for_statement")) { forStmt(S); return false; }
-    if (is(S, "while_statement")) { whileStmt(S); return false; }
-    if (is(S, "with_statement")) {
-      for (TSNode K : kids(S))
-        if (is(K, "with_clause"))
-          for (TSNode I : kids(K)) expr(kids(I).empty() ? I : kids(I)[0]);
-      return block(field(S, "body"));
-    }
-    if (is(S, "try_statement")) {
-      return block(field(S, "body"));
-    }
-    if (is(S, "block")) return block(S);
-    // pass, assert, import, nested def/class, global...: nothing to lower.
     return false;
   }
-
-  void assignment(TSNode A) {
-    // a = b = c: one value, every target bound to it.
-    std::vector<TSNode> Targets = {field(A, "left")};
-    TSNode R = field(A, "right");
-    while (is(R, "assignment")) {
-      Targets.push_back(field(R, "left"));
-      R = field(R, "right");
-    }
-    if (ts_node_is_null(R)) return; // a bare annotation `x: int`
-    Val V = expr(R);
-    for (TSNode T : Targets) bind(T, V);
+  if (is(S, "return_statement")) {
+    std::vector<TSNode> Ks = kids(S);
+    Cur->Returns.push_back(Ks.empty() ? Val() : expr(Ks[0]));
+    return true;
   }
-
-  void augAssignment(TSNode A) {
-    TSNode L = field(A, "left"), R = field(A, "right"), Op = field(A, "operator");
-    std::string O = M.text(Op);
-    if (!O.empty() && O.back() == '=') O.pop_back();
-    Val LV = expr(L), RV = expr(R);
-    bind(L, binop(O, LV, RV, A));
+  if (is(S, "break_statement") || is(S, "continue_statement")) return true;
+  if (is(S, "if_statement")) return ifStmt(S);
+  if (is(S, "for_statement")) { forStmt(S); return false; }
+  if (is(S, "while_statement")) { whileStmt(S); return false; }
+  if (is(S, "with_statement")) {
+    for (TSNode K : kids(S))
+      if (is(K, "with_clause"))
+        for (TSNode I : kids(K)) expr(kids(I).empty() ? I : kids(I)[0]);
+    return block(field(S, "body"));
   }
+  if (is(S, "try_statement")) {
+    return block(field(S, "body"));
+  }
+  if (is(S, "block")) return block(S);
+  // pass, assert, import, nested def/class, global...: nothing to lower.
+  return false;
+}
 
-  /// Lowers if/elif/else. Early exits add guards to the rest of the block.
-  bool ifStmt(TSNode S) {
-    struct Branch { std::vector<Guard> Path; TSNode Body{}; };
-    std::vector<Branch> Bs;
-    std::vector<Guard> Neg; // conditions known false on later branches
-    bool HasElse = false;
-    bool Static = false; // a branch known taken at compile time ends the chain
-    auto AddCond = [&](TSNode CondN, TSNode Body) {
-      if (Static) return;
-      const Node *C = asNode(expr(CondN), CondN);
-      int64_t V;
-      if (constOf(C, V)) {
-        // A constexpr condition: Triton compiles only the branch taken.
-        if (V) {
-          Branch B;
-          B.Path = Neg;
-          B.Body = Body;
-          Bs.push_back(B);
-          Static = true;
-        }
-        return;
-      }
-      Branch B;
-      B.Path = Neg;
-      B.Path.push_back(Guard{C, false, Guard::If});
-      B.Body = Body;
-      Bs.push_back(B);
-      Neg.push_back(Guard{C, true, Guard::If});
-    };
-    AddCond(field(S, "condition"), field(S, "consequence"));
-    for (TSNode K : kids(S)) {
-      if (is(K, "elif_clause")) {
-        // The condition is evaluated only where earlier ones failed.
-        size_t Mark = Guards.size();
-        Guards.insert(Guards.end(), Neg.begin(), Neg.end());
-        AddCond(field(K, "condition"), field(K, "consequence"));
-        Guards.resize(Mark);
-      } else if (is(K, "else_clause") && !Static) {
+void FnLowerer::assignment(TSNode A) {
+  // a = b = c: one value, every target bound to it.
+  std::vector<TSNode> Targets = {field(A, "left")};
+  TSNode R = field(A, "right");
+  while (is(R, "assignment")) {
+    Targets.push_back(field(R, "left"));
+    R = field(R, "right");
+  }
+  if (ts_node_is_null(R)) return; // a bare annotation `x: int`
+  Val V = expr(R);
+  for (TSNode T : Targets) bind(T, V);
+}
+
+void FnLowerer::augAssignment(TSNode A) {
+  TSNode L = field(A, "left"), R = field(A, "right"), Op = field(A, "operator");
+  std::string O = M.text(Op);
+  if (!O.empty() && O.back() == '=') O.pop_back();
+  Val LV = expr(L), RV = expr(R);
+  bind(L, binop(O, LV, RV, A));
+}
+
+/// Lowers if/elif/else. Early exits add guards to the rest of the block.
+bool FnLowerer::ifStmt(TSNode S) {
+  struct Branch { std::vector<Guard> Path; TSNode Body{}; };
+  std::vector<Branch> Bs;
+  std::vector<Guard> Neg; // conditions known false on later branches
+  bool HasElse = false;
+  bool Static = false; // a branch known taken at compile time ends the chain
+  auto AddCond = [&](TSNode CondN, TSNode Body) {
+    if (Static) return;
+    const Node *C = asNode(expr(CondN), CondN);
+    int64_t V;
+    if (constOf(C, V)) {
+      // A constexpr condition: Triton compiles only the branch taken.
+      if (V) {
         Branch B;
         B.Path = Neg;
-        B.Body = field(K, "body");
+        B.Body = Body;
         Bs.push_back(B);
-        HasElse = true;
+        Static = true;
       }
+      return;
     }
-    if (!HasElse && !Static) {
+    Branch B;
+    B.Path = Neg;
+    B.Path.push_back(Guard{C, false, Guard::If});
+    B.Body = Body;
+    Bs.push_back(B);
+    Neg.push_back(Guard{C, true, Guard::If});
+  };
+  AddCond(field(S, "condition"), field(S, "consequence"));
+  for (TSNode K : kids(S)) {
+    if (is(K, "elif_clause")) {
+      // The condition is evaluated only where earlier ones failed.
+      size_t Mark = Guards.size();
+      Guards.insert(Guards.end(), Neg.begin(), Neg.end());
+      AddCond(field(K, "condition"), field(K, "consequence"));
+      Guards.resize(Mark);
+    } else if (is(K, "else_clause") && !Static) {
       Branch B;
       B.Path = Neg;
-      Bs.push_back(B); // the fall-through path
+      B.Body = field(K, "body");
+      Bs.push_back(B);
+      HasElse = true;
     }
-    Env Base = std::move(Cur->Locals);
-    std::vector<Env> Outs;
-    std::vector<const Branch *> Live;
-    for (const Branch &B : Bs) {
-      if (&B == &Bs.back()) Cur->Locals = std::move(Base); // the last one may take it
-      else Cur->Locals = Base;
-      size_t Mark = Guards.size();
-      Guards.insert(Guards.end(), B.Path.begin(), B.Path.end());
-      bool Term = ts_node_is_null(B.Body) ? false : block(B.Body);
-      Guards.resize(Mark);
-      if (!Term) {
-        Outs.push_back(std::move(Cur->Locals));
-        Live.push_back(&B);
-      }
-    }
-    if (Live.empty()) return true; // the rest of the block is unreachable
-    Cur->Locals = merge(Outs, S);
-    if (Live.size() == 1 && Live.size() < Bs.size()) {
-      // Only one path reaches the rest of the block: its conditions hold there.
-      for (Guard G : Live[0]->Path) {
-        G.How = Guard::EarlyExit;
-        Guards.push_back(G);
-      }
-    }
-    return false;
   }
-
-  /// Joins the environments at the end of branches: names bound to the same
-  /// value everywhere keep it, others get a Phi of their values. The maps are
-  /// sorted, so one lock-step pass visits every name once.
-  Env merge(std::vector<Env> &Outs, TSNode At) {
-    if (Outs.size() == 1) return std::move(Outs[0]);
-    Env R;
-    std::vector<Env::const_iterator> Its, Ends;
-    for (const Env &E : Outs) {
-      Its.push_back(E.begin());
-      Ends.push_back(E.end());
-    }
-    std::vector<Val> Alts;
-    for (;;) {
-      const std::string *Min = nullptr;
-      for (size_t I = 0; I < Its.size(); ++I)
-        if (Its[I] != Ends[I] && (!Min || Its[I]->first < *Min)) Min = &Its[I]->first;
-      if (!Min) break;
-      std::string Name = *Min;
-      Alts.clear();
-      bool Same = true;
-      for (size_t I = 0; I < Its.size(); ++I)
-        if (Its[I] != Ends[I] && Its[I]->first == Name) {
-          if (!Alts.empty() && Its[I]->second != Alts[0]) Same = false;
-          Alts.push_back(Its[I]->second);
-          ++Its[I];
-        }
-      R.emplace_hint(R.end(), Name, Same ? Alts[0] : join(Alts, Name, At));
-    }
-    return R;
+  if (!HasElse && !Static) {
+    Branch B;
+    B.Path = Neg;
+    Bs.push_back(B); // the fall-through path
   }
-
-  Val join(const std::vector<Val> &Alts, const std::string &Name, TSNode At) {
-    std::vector<Val> U;
-    for (const Val &V : Alts)
-      if (std::find(U.begin(), U.end(), V) == U.end()) U.push_back(V);
-    if (U.size() == 1) return U[0];
-    bool AllNodes = true, AllTuples = true;
-    for (const Val &V : U) {
-      AllNodes &= V.isNode();
-      AllTuples &= V.K == Val::Tuple && V.Elems.size() == U[0].Elems.size();
+  Env Base = std::move(Cur->Locals);
+  std::vector<Env> Outs;
+  std::vector<const Branch *> Live;
+  for (const Branch &B : Bs) {
+    if (&B == &Bs.back()) Cur->Locals = std::move(Base); // the last one may take it
+    else Cur->Locals = Base;
+    size_t Mark = Guards.size();
+    Guards.insert(Guards.end(), B.Path.begin(), B.Path.end());
+    bool Term = ts_node_is_null(B.Body) ? false : block(B.Body);
+    Guards.resize(Mark);
+    if (!Term) {
+      Outs.push_back(std::move(Cur->Locals));
+      Live.push_back(&B);
     }
-    if (AllTuples) {
-      std::vector<Val> E;
-      for (size_t I = 0; I < U[0].Elems.size(); ++I) {
-        std::vector<Val> Col;
-        for (const Val &V : U) Col.push_back(V.Elems[I]);
-        E.push_back(join(Col, Name, At));
+  }
+  if (Live.empty()) return true; // the rest of the block is unreachable
+  Cur->Locals = merge(Outs, S);
+  if (Live.size() == 1 && Live.size() < Bs.size()) {
+    // Only one path reaches the rest of the block: its conditions hold there.
+    for (Guard G : Live[0]->Path) {
+      G.How = Guard::EarlyExit;
+      Guards.push_back(G);
+    }
+  }
+  return false;
+}
+
+/// Joins the environments at the end of branches: names bound to the same
+/// value everywhere keep it, others get a Phi of their values. The maps are
+/// sorted, so one lock-step pass visits every name once.
+Env FnLowerer::merge(std::vector<Env> &Outs, TSNode At) {
+  if (Outs.size() == 1) return std::move(Outs[0]);
+  Env R;
+  std::vector<Env::const_iterator> Its, Ends;
+  for (const Env &E : Outs) {
+    Its.push_back(E.begin());
+    Ends.push_back(E.end());
+  }
+  std::vector<Val> Alts;
+  for (;;) {
+    const std::string *Min = nullptr;
+    for (size_t I = 0; I < Its.size(); ++I)
+      if (Its[I] != Ends[I] && (!Min || Its[I]->first < *Min)) Min = &Its[I]->first;
+    if (!Min) break;
+    std::string Name = *Min;
+    Alts.clear();
+    bool Same = true;
+    for (size_t I = 0; I < Its.size(); ++I)
+      if (Its[I] != Ends[I] && Its[I]->first == Name) {
+        if (!Alts.empty() && Its[I]->second != Alts[0]) Same = false;
+        Alts.push_back(Its[I]->second);
+        ++Its[I];
       }
-      return Val::tuple(E);
-    }
-    if (!AllNodes) {
-      for (const Val &V : U)
-        if (V.K != Val::None) return V;
-      return U[0];
-    }
-    std::vector<const Node *> Ns;
-    for (const Val &V : U) Ns.push_back(V.Nd);
-    return Val::node(phi(Ns, Name, At));
+    R.emplace_hint(R.end(), Name, Same ? Alts[0] : join(Alts, Name, At));
   }
+  return R;
+}
 
-  /// The type of a Phi. Alternatives of different widths mean some paths
-  /// compute in the narrow type, so the Phi is as narrow as its narrowest
-  /// alternative -- unless every narrow alternative is widened on the other
-  /// paths (`if INT64_INDEX: pid = pid.to(tl.int64)`: a flag the launcher sets
-  /// when the sizes need it), where the kernel's intent is the wide type.
-  Node *phi(const std::vector<const Node *> &Ns, const std::string &Name, TSNode At) {
-    IntTy Wide = Ns[0]->Ty, Narrow = Ns[0]->Ty;
-    bool AllWeak = true;
-    for (const Node *N : Ns) AllWeak &= isWeak(N);
-    bool First = true;
+Val FnLowerer::join(const std::vector<Val> &Alts, const std::string &Name, TSNode At) {
+  std::vector<Val> U;
+  for (const Val &V : Alts)
+    if (std::find(U.begin(), U.end(), V) == U.end()) U.push_back(V);
+  if (U.size() == 1) return U[0];
+  bool AllNodes = true, AllTuples = true;
+  for (const Val &V : U) {
+    AllNodes &= V.isNode();
+    AllTuples &= V.K == Val::Tuple && V.Elems.size() == U[0].Elems.size();
+  }
+  if (AllTuples) {
+    std::vector<Val> E;
+    for (size_t I = 0; I < U[0].Elems.size(); ++I) {
+      std::vector<Val> Col;
+      for (const Val &V : U) Col.push_back(V.Elems[I]);
+      E.push_back(join(Col, Name, At));
+    }
+    return Val::tuple(E);
+  }
+  if (!AllNodes) {
+    for (const Val &V : U)
+      if (V.K != Val::None) return V;
+    return U[0];
+  }
+  std::vector<const Node *> Ns;
+  for (const Val &V : U) Ns.push_back(V.Nd);
+  return Val::node(phi(Ns, Name, At));
+}
+
+/// The type of a Phi. Alternatives of different widths mean some paths
+/// compute in the narrow type, so the Phi is as narrow as its narrowest
+/// alternative -- unless every narrow alternative is widened on the other
+/// paths (`if INT64_INDEX: pid = pid.to(tl.int64)`: a flag the launcher sets
+/// when the sizes need it), where the kernel's intent is the wide type.
+Node *FnLowerer::phi(const std::vector<const Node *> &Ns, const std::string &Name, TSNode At) {
+  IntTy Wide = Ns[0]->Ty, Narrow = Ns[0]->Ty;
+  bool AllWeak = true;
+  for (const Node *N : Ns) AllWeak &= isWeak(N);
+  bool First = true;
+  for (const Node *N : Ns) {
+    // Python scalars adapt to the other alternatives' type.
+    if (!AllWeak && isWeak(N)) continue;
+    if (First) { Wide = Narrow = N->Ty; First = false; }
+    if (N->Ty.Pointer) { Wide = Narrow = N->Ty; continue; }
+    if (Wide.Pointer || !N->Ty.known()) continue;
+    if (!Wide.known() || N->Ty.Bits > Wide.Bits) Wide = N->Ty;
+    if (!Narrow.known() || N->Ty.Bits < Narrow.Bits) Narrow = N->Ty;
+  }
+  IntTy T = Wide;
+  if (Wide.known() && Narrow.known() && Narrow.Bits < Wide.Bits && !Wide.Pointer) {
     for (const Node *N : Ns) {
-      // Python scalars adapt to the other alternatives' type.
-      if (!AllWeak && isWeak(N)) continue;
-      if (First) { Wide = Narrow = N->Ty; First = false; }
-      if (N->Ty.Pointer) { Wide = Narrow = N->Ty; continue; }
-      if (Wide.Pointer || !N->Ty.known()) continue;
-      if (!Wide.known() || N->Ty.Bits > Wide.Bits) Wide = N->Ty;
-      if (!Narrow.known() || N->Ty.Bits < Narrow.Bits) Narrow = N->Ty;
-    }
-    IntTy T = Wide;
-    if (Wide.known() && Narrow.known() && Narrow.Bits < Wide.Bits && !Wide.Pointer) {
-      for (const Node *N : Ns) {
-        if (!N->Ty.known() || N->Ty.Bits >= Wide.Bits || isWeak(N)) continue;
-        bool Widened = false;
-        for (const Node *W : Ns) {
-          const Node *C = strip(W);
-          if (W->Ty.Bits == Wide.Bits && C && C->K == Kind::Cast && strip(C->op(0)) == strip(N))
-            Widened = true;
-        }
-        if (!Widened) { T = Narrow; break; }
+      if (!N->Ty.known() || N->Ty.Bits >= Wide.Bits || isWeak(N)) continue;
+      bool Widened = false;
+      for (const Node *W : Ns) {
+        const Node *C = strip(W);
+        if (W->Ty.Bits == Wide.Bits && C && C->K == Kind::Cast && strip(C->op(0)) == strip(N))
+          Widened = true;
       }
+      if (!Widened) { T = Narrow; break; }
     }
-    Node *P = mk(Kind::Phi, T, At);
-    P->Ops = Ns;
-    P->Name = Name;
-    if (AllWeak) Weak.insert(P);
-    for (const Node *N : Ns) {
-      auto It = BlockStrides.find(strip(N));
-      if (It != BlockStrides.end()) { BlockStrides[P] = It->second; break; }
-    }
-    return P;
   }
-
-  /// Lowers a loop body: once dry to find loop-carried values, then for real
-  /// with those values as Phi(initial, updated). The graph stays acyclic.
-  /// True when the loop at At assigns a name that is bound before it (so a
-  /// value may be carried around the back-edge).
-  bool carriesValues(TSNode At) const {
-    bool Carries = false;
-    walk(At, [&](TSNode N) {
-      if (Carries) return;
-      TSNode L{};
-      if (is(N, "assignment") || is(N, "augmented_assignment")) L = field(N, "left");
-      else if (is(N, "for_statement")) L = field(N, "left");
-      else return;
-      std::vector<TSNode> Targets = {L};
-      if (!is(L, "identifier")) Targets = kids(L);
-      for (TSNode T : Targets)
-        if (is(T, "identifier") && Cur->Locals.count(M.text(T))) Carries = true;
-    });
-    return Carries;
+  Node *P = mk(Kind::Phi, T, At);
+  P->Ops = Ns;
+  P->Name = Name;
+  if (AllWeak) Weak.insert(P);
+  for (const Node *N : Ns) {
+    auto It = BlockStrides.find(strip(N));
+    if (It != BlockStrides.end()) { BlockStrides[P] = It->second; break; }
   }
+  return P;
+}
 
-  template <typename BodyFn> void loop(TSNode At, BodyFn &&Body) {
-    Env Before = Cur->Locals;
-    // Inside a dry pass only the names a loop changes matter: one pass does.
-    if (!Dry && LoopDepth < MaxDryLoopDepth && carriesValues(At)) {
-      bool SavedDry = Dry;
-      size_t Rets = Cur->Returns.size();
-      Dry = true;
-      ++LoopDepth;
-      size_t GuardMark = Guards.size();
-      Body();
-      Guards.resize(GuardMark);
-      --LoopDepth;
-      Dry = SavedDry;
-      Cur->Returns.resize(Rets);
-      Env After = Cur->Locals;
-      Cur->Locals = Before;
-      for (auto &KV : After) {
-        auto It = Before.find(KV.first);
-        if (It != Before.end() && It->second != KV.second)
-          Cur->Locals[KV.first] = join({It->second, KV.second}, KV.first, At);
-      }
-    }
+/// Lowers a loop body: once dry to find loop-carried values, then for real
+/// with those values as Phi(initial, updated). The graph stays acyclic.
+/// True when the loop at At assigns a name that is bound before it (so a
+/// value may be carried around the back-edge).
+bool FnLowerer::carriesValues(TSNode At) const {
+  bool Carries = false;
+  walk(At, [&](TSNode N) {
+    if (Carries) return;
+    TSNode L{};
+    if (is(N, "assignment") || is(N, "augmented_assignment")) L = field(N, "left");
+    else if (is(N, "for_statement")) L = field(N, "left");
+    else return;
+    std::vector<TSNode> Targets = {L};
+    if (!is(L, "identifier")) Targets = kids(L);
+    for (TSNode T : Targets)
+      if (is(T, "identifier") && Cur->Locals.count(M.text(T))) Carries = true;
+  });
+  return Carries;
+}
+
+template <typename BodyFn> void FnLowerer::loop(TSNode At, BodyFn &&Body) {
+  Env Before = Cur->Locals;
+  // Inside a dry pass only the names a loop changes matter: one pass does.
+  if (!Dry && LoopDepth < MaxDryLoopDepth && carriesValues(At)) {
+    bool SavedDry = Dry;
+    size_t Rets = Cur->Returns.size();
+    Dry = true;
     ++LoopDepth;
     size_t GuardMark = Guards.size();
     Body();
     Guards.resize(GuardMark);
     --LoopDepth;
-    std::vector<Env> Outs;
-    Outs.push_back(std::move(Before));
-    Outs.push_back(std::move(Cur->Locals));
-    // Names first defined in the loop keep their in-loop value (a join of
-    // one alternative).
-    Cur->Locals = merge(Outs, At);
+    Dry = SavedDry;
+    Cur->Returns.resize(Rets);
+    Env After = Cur->Locals;
+    Cur->Locals = Before;
+    for (auto &KV : After) {
+      auto It = Before.find(KV.first);
+      if (It != Before.end() && It->second != KV.second)
+        Cur->Locals[KV.first] = join({It->second, KV.second}, KV.first, At);
+    }
   }
+  ++LoopDepth;
+  size_t GuardMark = Guards.size();
+  Body();
+  Guards.resize(GuardMark);
+  --LoopDepth;
+  std::vector<Env> Outs;
+  Outs.push_back(std::move(Before));
+  Outs.push_back(std::move(Cur->Locals));
+  // Names first defined in the loop keep their in-loop value (a join of
+  // one alternative).
+  Cur->Locals = merge(Outs, At);
+}
 
-  void forStmt(TSNode S) {
-    TSNode L = field(S, "left"), R = field(S, "right"), B = field(S, "body");
-    // range(a, b[, step]), tl.range(...), tl.static_range(...)
-    const Node *Start = nullptr, *End = nullptr;
-    bool IsRange = false, Down = false; // Down: a negative constant step
-    TSNode EndN{};
-    if (is(R, "call")) {
-      std::string Q = M.qualify(field(R, "function"), &Cur->Locals);
-      std::string Mem = tlMember(Q);
-      if (Q == "range" || Mem == "range" || Mem == "static_range") {
-        IsRange = true;
-        std::vector<TSNode> As;
-        for (TSNode A : kids(field(R, "arguments")))
-          if (!is(A, "keyword_argument")) As.push_back(A);
-        if (As.size() == 1) {
-          EndN = As[0];
-          End = asNode(expr(As[0]), As[0]);
-          Start = constant(0, As[0]);
-        } else if (As.size() >= 2) {
-          Start = asNode(expr(As[0]), As[0]);
-          EndN = As[1];
-          End = asNode(expr(As[1]), As[1]);
-          for (size_t I = 2; I < As.size(); ++I) {
-            const Node *Step = asNode(expr(As[I]), As[I]);
-            int64_t SV;
-            if (I == 2 && constOf(Step, SV) && SV < 0) Down = true;
-          }
+void FnLowerer::forStmt(TSNode S) {
+  TSNode L = field(S, "left"), R = field(S, "right"), B = field(S, "body");
+  // range(a, b[, step]), tl.range(...), tl.static_range(...)
+  const Node *Start = nullptr, *End = nullptr;
+  bool IsRange = false, Down = false; // Down: a negative constant step
+  TSNode EndN{};
+  if (is(R, "call")) {
+    std::string Q = M.qualify(field(R, "function"), &Cur->Locals);
+    std::string Mem = tlMember(Q);
+    if (Q == "range" || Mem == "range" || Mem == "static_range") {
+      IsRange = true;
+      std::vector<TSNode> As;
+      for (TSNode A : kids(field(R, "arguments")))
+        if (!is(A, "keyword_argument")) As.push_back(A);
+      if (As.size() == 1) {
+        EndN = As[0];
+        End = asNode(expr(As[0]), As[0]);
+        Start = constant(0, As[0]);
+      } else if (As.size() >= 2) {
+        Start = asNode(expr(As[0]), As[0]);
+        EndN = As[1];
+        End = asNode(expr(As[1]), As[1]);
+        for (size_t I = 2; I < As.size(); ++I) {
+          const Node *Step = asNode(expr(As[I]), As[I]);
+          int64_t SV;
+          if (I == 2 && constOf(Step, SV) && SV < 0) Down = true;
         }
       }
     }
-    const Node *IV = nullptr;
-    if (IsRange && Start && End) {
-      int64_t A, Bv;
-      IntTy T = promote(Start, End);
-      if (isWeak(Start) && isWeak(End)) T = i32();
-      if (constOf(Start, A) && constOf(End, Bv)) {
-        Node *Rn = mk(Kind::Range, T, L);
-        Rn->Value = Bv;
-        Rn->Value2 = A;
-        IV = Rn;
-      } else {
-        Node *P = phi({Start, End}, M.text(L), L);
-        P->Ty = T; // the induction variable has the bounds' promoted type
-        IV = P;
-      }
-    } else if (!IsRange) {
-      expr(R);
-    }
-    loop(S, [&] {
-      size_t Mark = Guards.size();
-      if (IV && is(L, "identifier")) {
-        Cur->Locals[M.text(L)] = Val::node(IV);
-        Val Use = useName(M.text(L), L);
-        Node *C = mk(Down ? Kind::Gt : Kind::Lt, IntTy::boolean(), EndN, {Use.Nd, End});
-        Guards.push_back(Guard{C, false, Guard::Loop});
-      } else {
-        bind(L, Val::node(unknown(L, M.text(L))));
-      }
-      block(B);
-      Guards.resize(Mark);
-    });
   }
-
-  void whileStmt(TSNode S) {
-    TSNode C = field(S, "condition"), B = field(S, "body");
-    loop(S, [&] {
-      const Node *CN = asNode(expr(C), C);
-      size_t Mark = Guards.size();
-      Guards.push_back(Guard{CN, false, Guard::Loop});
-      block(B);
-      Guards.resize(Mark);
-    });
+  const Node *IV = nullptr;
+  if (IsRange && Start && End) {
+    int64_t A, Bv;
+    IntTy T = promote(Start, End);
+    if (isWeak(Start) && isWeak(End)) T = i32();
+    if (constOf(Start, A) && constOf(End, Bv)) {
+      Node *Rn = mk(Kind::Range, T, L);
+      Rn->Value = Bv;
+      Rn->Value2 = A;
+      IV = Rn;
+    } else {
+      Node *P = phi({Start, End}, M.text(L), L);
+      P->Ty = T; // the induction variable has the bounds' promoted type
+      IV = P;
+    }
+  } else if (!IsRange) {
+    expr(R);
   }
+  loop(S, [&] {
+    size_t Mark = Guards.size();
+    if (IV && is(L, "identifier")) {
+      Cur->Locals[M.text(L)] = Val::node(IV);
+      Val Use = useName(M.text(L), L);
+      Node *C = mk(Down ? Kind::Gt : Kind::Lt, IntTy::boolean(), EndN, {Use.Nd, End});
+      Guards.push_back(Guard{C, false, Guard::Loop});
+    } else {
+      bind(L, Val::node(unknown(L, M.text(L))));
+    }
+    block(B);
+    Guards.resize(Mark);
+  });
+}
 
-  // --- expressions ---------------------------------------------------------
-  const Node *asNode(const Val &V, TSNode At) {
-    if (V.isNode()) return V.Nd;
-    return unknown(At);
+void FnLowerer::whileStmt(TSNode S) {
+  TSNode C = field(S, "condition"), B = field(S, "body");
+  loop(S, [&] {
+    const Node *CN = asNode(expr(C), C);
+    size_t Mark = Guards.size();
+    Guards.push_back(Guard{CN, false, Guard::Loop});
+    block(B);
+    Guards.resize(Mark);
+  });
+}
+
+const Node *FnLowerer::asNode(const Val &V, TSNode At) {
+  if (V.isNode()) return V.Nd;
+  return unknown(At);
+}
+
+Val FnLowerer::expr(TSNode E) {
+  if (ts_node_is_null(E)) return Val();
+  if (ExprDepth >= MaxExprDepth || Aborted) {
+    noteDepth();
+    return Val::node(unknown(E));
   }
+  ++ExprDepth;
+  Val V = exprImpl(E);
+  --ExprDepth;
+  return V;
+}
 
-  Val expr(TSNode E) {
-    if (ts_node_is_null(E)) return Val();
-    if (ExprDepth >= MaxExprDepth || Aborted) {
-      noteDepth();
-      return Val::node(unknown(E));
-    }
-    ++ExprDepth;
-    Val V = exprImpl(E);
-    --ExprDepth;
-    return V;
+Val FnLowerer::exprImpl(TSNode E) {
+  if (is(E, "identifier")) return useName(M.text(E), E);
+  if (is(E, "integer")) {
+    std::string T = M.text(E);
+    T.erase(std::remove(T.begin(), T.end(), '_'), T.end());
+    while (!T.empty() && (T.back() == 'l' || T.back() == 'L')) T.pop_back();
+    errno = 0;
+    char *EndP = nullptr;
+    long long V = strtoll(T.c_str(), &EndP, 0);
+    if (T.size() > 2 && T[0] == '0' && (T[1] == 'b' || T[1] == 'B'))
+      V = strtoll(T.c_str() + 2, &EndP, 2);
+    else if (T.size() > 2 && T[0] == '0' && (T[1] == 'o' || T[1] == 'O'))
+      V = strtoll(T.c_str() + 2, &EndP, 8);
+    if (errno) return Val::node(unknown(E, T));
+    return Val::node(constant(V, E));
   }
-
-  Val exprImpl(TSNode E) {
-    if (is(E, "identifier")) return useName(M.text(E), E);
-    if (is(E, "integer")) {
-      std::string T = M.text(E);
-      T.erase(std::remove(T.begin(), T.end(), '_'), T.end());
-      while (!T.empty() && (T.back() == 'l' || T.back() == 'L')) T.pop_back();
-      errno = 0;
-      char *EndP = nullptr;
-      long long V = strtoll(T.c_str(), &EndP, 0);
-      if (T.size() > 2 && T[0] == '0' && (T[1] == 'b' || T[1] == 'B'))
-        V = strtoll(T.c_str() + 2, &EndP, 2);
-      else if (T.size() > 2 && T[0] == '0' && (T[1] == 'o' || T[1] == 'O'))
-        V = strtoll(T.c_str() + 2, &EndP, 8);
-      if (errno) return Val::node(unknown(E, T));
-      return Val::node(constant(V, E));
-    }
-    if (is(E, "true") || is(E, "false")) {
-      Node *N = mk(Kind::Const, IntTy::boolean(), E);
-      N->Value = is(E, "true");
-      Weak.insert(N);
-      return Val::node(N);
-    }
-    if (is(E, "none")) return Val();
-    if (is(E, "float") || is(E, "string") || is(E, "concatenated_string")) {
-      Node *N = unknown(E);
-      Weak.insert(N);
-      return Val::node(N);
-    }
-    if (is(E, "parenthesized_expression")) {
-      std::vector<TSNode> Ks = kids(E);
-      return Ks.empty() ? Val() : expr(Ks[0]);
-    }
-    if (is(E, "tuple") || is(E, "list") || is(E, "expression_list")) {
-      std::vector<Val> Es;
-      for (TSNode K : kids(E)) Es.push_back(expr(K));
-      return Val::tuple(Es);
-    }
-    if (is(E, "binary_operator")) {
-      Val L = expr(field(E, "left"));
-      Val R = expr(field(E, "right"));
-      return binop(M.text(field(E, "operator")), L, R, E);
-    }
-    if (is(E, "unary_operator")) {
-      std::string Op = M.text(field(E, "operator"));
-      Val A = expr(field(E, "argument"));
-      if (!A.isNode()) return A;
-      int64_t C;
-      if (Op == "+") return A;
-      if (Op == "-") {
-        if (constOf(A.Nd, C) && !A.Nd->Ty.Bool) return Val::node(constant(-C, E));
-        Node *N = mk(Kind::Neg, A.Nd->Ty, E, {A.Nd});
-        if (isWeak(A.Nd)) Weak.insert(N);
-        return Val::node(N);
-      }
-      if (A.Nd->Ty.Bool) return Val::node(mk(Kind::LNot, IntTy::boolean(), E, {A.Nd}));
-      Node *N = mk(Kind::BitNot, A.Nd->Ty, E, {A.Nd});
+  if (is(E, "true") || is(E, "false")) {
+    Node *N = mk(Kind::Const, IntTy::boolean(), E);
+    N->Value = is(E, "true");
+    Weak.insert(N);
+    return Val::node(N);
+  }
+  if (is(E, "none")) return Val();
+  if (is(E, "float") || is(E, "string") || is(E, "concatenated_string")) {
+    Node *N = unknown(E);
+    Weak.insert(N);
+    return Val::node(N);
+  }
+  if (is(E, "parenthesized_expression")) {
+    std::vector<TSNode> Ks = kids(E);
+    return Ks.empty() ? Val() : expr(Ks[0]);
+  }
+  if (is(E, "tuple") || is(E, "list") || is(E, "expression_list")) {
+    std::vector<Val> Es;
+    for (TSNode K : kids(E)) Es.push_back(expr(K));
+    return Val::tuple(Es);
+  }
+  if (is(E, "binary_operator")) {
+    Val L = expr(field(E, "left"));
+    Val R = expr(field(E, "right"));
+    return binop(M.text(field(E, "operator")), L, R, E);
+  }
+  if (is(E, "unary_operator")) {
+    std::string Op = M.text(field(E, "operator"));
+    Val A = expr(field(E, "argument"));
+    if (!A.isNode()) return A;
+    int64_t C;
+    if (Op == "+") return A;
+    if (Op == "-") {
+      if (constOf(A.Nd, C) && !A.Nd->Ty.Bool) return Val::node(constant(-C, E));
+      Node *N = mk(Kind::Neg, A.Nd->Ty, E, {A.Nd});
       if (isWeak(A.Nd)) Weak.insert(N);
       return Val::node(N);
     }
-    if (is(E, "not_operator")) {
-      const Node *A = asNode(expr(field(E, "argument")), E);
-      int64_t C;
-      if (constOf(A, C)) return Val::node(boolConst(!C, E));
-      return Val::node(mk(Kind::LNot, IntTy::boolean(), E, {A}));
+    if (A.Nd->Ty.Bool) return Val::node(mk(Kind::LNot, IntTy::boolean(), E, {A.Nd}));
+    Node *N = mk(Kind::BitNot, A.Nd->Ty, E, {A.Nd});
+    if (isWeak(A.Nd)) Weak.insert(N);
+    return Val::node(N);
+  }
+  if (is(E, "not_operator")) {
+    const Node *A = asNode(expr(field(E, "argument")), E);
+    int64_t C;
+    if (constOf(A, C)) return Val::node(boolConst(!C, E));
+    return Val::node(mk(Kind::LNot, IntTy::boolean(), E, {A}));
+  }
+  if (is(E, "boolean_operator")) {
+    const Node *L = asNode(expr(field(E, "left")), E);
+    const Node *R = asNode(expr(field(E, "right")), E);
+    bool And = M.text(field(E, "operator")) == "and";
+    int64_t CL, CR;
+    bool KL = constOf(L, CL), KR = constOf(R, CR);
+    if (KL && KR) return Val::node(boolConst(And ? (CL && CR) : (CL || CR), E));
+    if (KL) return (And == (CL != 0)) ? Val::node(R) : Val::node(boolConst(CL != 0, E));
+    return Val::node(mk(And ? Kind::LAnd : Kind::LOr, IntTy::boolean(), E, {L, R}));
+  }
+  if (is(E, "comparison_operator")) return comparison(E);
+  if (is(E, "conditional_expression")) {
+    std::vector<TSNode> Ks = kids(E); // a if c else b
+    if (Ks.size() < 3) return Val::node(unknown(E));
+    Val A = expr(Ks[0]);
+    const Node *C = asNode(expr(Ks[1]), Ks[1]);
+    Val B = expr(Ks[2]);
+    return select(C, A, B, E);
+  }
+  if (is(E, "subscript")) {
+    Val V = expr(field(E, "value"));
+    std::vector<TSNode> Subs = fieldKids(E, "subscript");
+    // Tuple indexing with a literal picks the element.
+    if (V.K == Val::Tuple && Subs.size() == 1 && is(Subs[0], "integer")) {
+      long I = strtol(M.text(Subs[0]).c_str(), nullptr, 0);
+      if (I >= 0 && (size_t)I < V.Elems.size()) return V.Elems[I];
     }
-    if (is(E, "boolean_operator")) {
-      const Node *L = asNode(expr(field(E, "left")), E);
-      const Node *R = asNode(expr(field(E, "right")), E);
-      bool And = M.text(field(E, "operator")) == "and";
-      int64_t CL, CR;
-      bool KL = constOf(L, CL), KR = constOf(R, CR);
-      if (KL && KR) return Val::node(boolConst(And ? (CL && CR) : (CL || CR), E));
-      if (KL) return (And == (CL != 0)) ? Val::node(R) : Val::node(boolConst(CL != 0, E));
-      return Val::node(mk(And ? Kind::LAnd : Kind::LOr, IntTy::boolean(), E, {L, R}));
-    }
-    if (is(E, "comparison_operator")) return comparison(E);
-    if (is(E, "conditional_expression")) {
-      std::vector<TSNode> Ks = kids(E); // a if c else b
-      if (Ks.size() < 3) return Val::node(unknown(E));
-      Val A = expr(Ks[0]);
-      const Node *C = asNode(expr(Ks[1]), Ks[1]);
-      Val B = expr(Ks[2]);
-      return select(C, A, B, E);
-    }
-    if (is(E, "subscript")) {
-      Val V = expr(field(E, "value"));
-      std::vector<TSNode> Subs = fieldKids(E, "subscript");
-      // Tuple indexing with a literal picks the element.
-      if (V.K == Val::Tuple && Subs.size() == 1 && is(Subs[0], "integer")) {
-        long I = strtol(M.text(Subs[0]).c_str(), nullptr, 0);
-        if (I >= 0 && (size_t)I < V.Elems.size()) return V.Elems[I];
-      }
-      // x[:, None], x[None, :]: broadcasts keep the value.
-      for (TSNode S : Subs)
-        if (!is(S, "slice") && !is(S, "none") && !is(S, "ellipsis")) expr(S);
-      return V;
-    }
-    if (is(E, "call")) return call(E);
-    if (is(E, "attribute")) {
-      std::string Q = M.qualify(E, &Cur->Locals);
-      std::string Mem = tlMember(Q);
-      IntTy T;
-      bool IsFloat;
-      if (!Mem.empty() && dtypeByName(Mem, T, IsFloat)) return Val::dtype(T);
-      Val O = expr(field(E, "object"));
-      std::string Attr = M.text(field(E, "attribute"));
-      if (Attr == "T") return O; // transpose keeps values
-      return Val::node(unknown(E, M.text(E)));
-    }
-    if (is(E, "keyword_argument")) return expr(field(E, "value"));
-    if (is(E, "ERROR")) {
-      for (TSNode K : kids(E)) expr(K);
-      return Val::node(unknown(E));
-    }
-    // Lambdas, comprehensions, f-strings, ...: opaque.
+    // x[:, None], x[None, :]: broadcasts keep the value.
+    for (TSNode S : Subs)
+      if (!is(S, "slice") && !is(S, "none") && !is(S, "ellipsis")) expr(S);
+    return V;
+  }
+  if (is(E, "call")) return call(E);
+  if (is(E, "attribute")) {
+    std::string Q = M.qualify(E, &Cur->Locals);
+    std::string Mem = tlMember(Q);
+    IntTy T;
+    bool IsFloat;
+    if (!Mem.empty() && dtypeByName(Mem, T, IsFloat)) return Val::dtype(T);
+    Val O = expr(field(E, "object"));
+    std::string Attr = M.text(field(E, "attribute"));
+    if (Attr == "T") return O; // transpose keeps values
+    return Val::node(unknown(E, M.text(E)));
+  }
+  if (is(E, "keyword_argument")) return expr(field(E, "value"));
+  if (is(E, "ERROR")) {
+    for (TSNode K : kids(E)) expr(K);
     return Val::node(unknown(E));
   }
+  // Lambdas, comprehensions, f-strings, ...: opaque.
+  return Val::node(unknown(E));
+}
 
-  Val select(const Node *C, const Val &A, const Val &B, TSNode At) {
-    if (!A.isNode() || !B.isNode()) return A.isNode() ? A : B;
-    IntTy T = promote(A.Nd, B.Nd);
-    if (A.Nd->Ty.Pointer) T = A.Nd->Ty;
-    else if (B.Nd->Ty.Pointer) T = B.Nd->Ty;
-    Node *N = mk(Kind::Select, T, At, {C, A.Nd, B.Nd});
-    if (isWeak(A.Nd) && isWeak(B.Nd)) Weak.insert(N);
-    return Val::node(N);
+Val FnLowerer::select(const Node *C, const Val &A, const Val &B, TSNode At) {
+  if (!A.isNode() || !B.isNode()) return A.isNode() ? A : B;
+  IntTy T = promote(A.Nd, B.Nd);
+  if (A.Nd->Ty.Pointer) T = A.Nd->Ty;
+  else if (B.Nd->Ty.Pointer) T = B.Nd->Ty;
+  Node *N = mk(Kind::Select, T, At, {C, A.Nd, B.Nd});
+  if (isWeak(A.Nd) && isWeak(B.Nd)) Weak.insert(N);
+  return Val::node(N);
+}
+
+Val FnLowerer::comparison(TSNode E) {
+  std::vector<TSNode> Operands, Ops;
+  TSTreeCursor C = ts_tree_cursor_new(E);
+  if (ts_tree_cursor_goto_first_child(&C)) {
+    do {
+      TSNode K = ts_tree_cursor_current_node(&C);
+      const char *FN = ts_tree_cursor_current_field_name(&C);
+      if (FN && !strcmp(FN, "operators")) Ops.push_back(K);
+      else if (ts_node_is_named(K) && !is(K, "comment")) Operands.push_back(K);
+    } while (ts_tree_cursor_goto_next_sibling(&C));
   }
-
-  Val comparison(TSNode E) {
-    std::vector<TSNode> Operands, Ops;
-    TSTreeCursor C = ts_tree_cursor_new(E);
-    if (ts_tree_cursor_goto_first_child(&C)) {
-      do {
-        TSNode K = ts_tree_cursor_current_node(&C);
-        const char *FN = ts_tree_cursor_current_field_name(&C);
-        if (FN && !strcmp(FN, "operators")) Ops.push_back(K);
-        else if (ts_node_is_named(K) && !is(K, "comment")) Operands.push_back(K);
-      } while (ts_tree_cursor_goto_next_sibling(&C));
+  ts_tree_cursor_delete(&C);
+  std::vector<const Node *> Vs;
+  for (TSNode O : Operands) Vs.push_back(asNode(expr(O), O));
+  const Node *Acc = nullptr;
+  for (size_t I = 0; I + 1 < Vs.size() && I < Ops.size(); ++I) {
+    std::string Op = M.text(Ops[I]);
+    Kind K = Op == "<" ? Kind::Lt : Op == "<=" ? Kind::Le : Op == ">" ? Kind::Gt
+           : Op == ">=" ? Kind::Ge : Op == "==" ? Kind::Eq
+           : (Op == "!=" || Op == "<>") ? Kind::Ne : Kind::Unknown;
+    Node *Cmp = K == Kind::Unknown ? mk(Kind::Unknown, IntTy::boolean(), E)
+                                   : mk(K, IntTy::boolean(), E, {Vs[I], Vs[I + 1]});
+    if (Vs.size() > 2) {
+      // a < b < c: each link gets the range of its own operands.
+      Cmp->Range.Begin = Vs[I]->Range.Begin;
+      Cmp->Range.End = Vs[I + 1]->Range.End;
     }
-    ts_tree_cursor_delete(&C);
-    std::vector<const Node *> Vs;
-    for (TSNode O : Operands) Vs.push_back(asNode(expr(O), O));
-    const Node *Acc = nullptr;
-    for (size_t I = 0; I + 1 < Vs.size() && I < Ops.size(); ++I) {
-      std::string Op = M.text(Ops[I]);
-      Kind K = Op == "<" ? Kind::Lt : Op == "<=" ? Kind::Le : Op == ">" ? Kind::Gt
-             : Op == ">=" ? Kind::Ge : Op == "==" ? Kind::Eq
-             : (Op == "!=" || Op == "<>") ? Kind::Ne : Kind::Unknown;
-      Node *Cmp = K == Kind::Unknown ? mk(Kind::Unknown, IntTy::boolean(), E)
-                                     : mk(K, IntTy::boolean(), E, {Vs[I], Vs[I + 1]});
-      if (Vs.size() > 2) {
-        // a < b < c: each link gets the range of its own operands.
-        Cmp->Range.Begin = Vs[I]->Range.Begin;
-        Cmp->Range.End = Vs[I + 1]->Range.End;
-      }
-      Acc = Acc ? mk(Kind::LAnd, IntTy::boolean(), E, {Acc, Cmp}) : Cmp;
-    }
-    return Val::node(Acc ? Acc : unknown(E));
+    Acc = Acc ? mk(Kind::LAnd, IntTy::boolean(), E, {Acc, Cmp}) : Cmp;
   }
+  return Val::node(Acc ? Acc : unknown(E));
+}
 
-  Val binop(const std::string &Op, const Val &LV, const Val &RV, TSNode At) {
-    if (!LV.isNode() || !RV.isNode()) {
-      if (LV.K == Val::Tuple && RV.K == Val::Tuple && Op == "+") {
-        Val T = LV;
-        T.Elems.insert(T.Elems.end(), RV.Elems.begin(), RV.Elems.end());
-        return T;
-      }
-      return Val::node(unknown(At));
+Val FnLowerer::binop(const std::string &Op, const Val &LV, const Val &RV, TSNode At) {
+  if (!LV.isNode() || !RV.isNode()) {
+    if (LV.K == Val::Tuple && RV.K == Val::Tuple && Op == "+") {
+      Val T = LV;
+      T.Elems.insert(T.Elems.end(), RV.Elems.begin(), RV.Elems.end());
+      return T;
     }
-    const Node *L = LV.Nd, *R = RV.Nd;
-    // Pointer arithmetic.
-    if (Op == "+" || Op == "-") {
-      if (L->Ty.Pointer && R->Ty.Pointer && Op == "-")
-        return Val::node(mk(Kind::Sub, i64(), At, {L, R}));
-      if (L->Ty.Pointer || (R->Ty.Pointer && Op == "+")) {
-        const Node *P = L->Ty.Pointer ? L : R, *O = L->Ty.Pointer ? R : L;
-        if (Op == "-") {
-          Node *Ng = mk(Kind::Neg, O->Ty, At, {O});
-          if (isWeak(O)) Weak.insert(Ng);
-          O = Ng;
-        }
-        Node *N = mk(Kind::PtrAdd, IntTy::pointer(), At, {P, O});
-        N->Name = P->Name;
-        inheritPtr(N, P);
-        return Val::node(N);
+    return Val::node(unknown(At));
+  }
+  const Node *L = LV.Nd, *R = RV.Nd;
+  // Pointer arithmetic.
+  if (Op == "+" || Op == "-") {
+    if (L->Ty.Pointer && R->Ty.Pointer && Op == "-")
+      return Val::node(mk(Kind::Sub, i64(), At, {L, R}));
+    if (L->Ty.Pointer || (R->Ty.Pointer && Op == "+")) {
+      const Node *P = L->Ty.Pointer ? L : R, *O = L->Ty.Pointer ? R : L;
+      if (Op == "-") {
+        Node *Ng = mk(Kind::Neg, O->Ty, At, {O});
+        if (isWeak(O)) Weak.insert(Ng);
+        O = Ng;
       }
-    }
-    bool BoolOps = L->Ty.Bool && R->Ty.Bool;
-    if (BoolOps && (Op == "&" || Op == "|"))
-      return Val::node(mk(Op == "&" ? Kind::LAnd : Kind::LOr, IntTy::boolean(), At, {L, R}));
-    if (BoolOps && Op == "^")
-      return Val::node(mk(Kind::Ne, IntTy::boolean(), At, {L, R}));
-    Kind K;
-    if (Op == "+") K = Kind::Add;
-    else if (Op == "-") K = Kind::Sub;
-    else if (Op == "*") K = Kind::Mul;
-    else if (Op == "//") K = Kind::Div;
-    else if (Op == "%") K = Kind::Rem;
-    else if (Op == "<<") K = Kind::Shl;
-    else if (Op == ">>") K = Kind::Shr;
-    else if (Op == "&") K = Kind::And;
-    else if (Op == "|") K = Kind::Or;
-    else if (Op == "^") K = Kind::Xor;
-    else {
-      // `/` is true division (float), `**`, `@`: not integer index math.
-      Node *N = mk(Kind::Unknown, IntTy::unknown(), At, {L, R});
-      N->Name = Op;
+      Node *N = mk(Kind::PtrAdd, IntTy::pointer(), At, {P, O});
+      N->Name = P->Name;
+      inheritPtr(N, P);
       return Val::node(N);
     }
-    int64_t A, B;
-    if (constOf(L, A) && constOf(R, B) && !L->Ty.Bool && !R->Ty.Bool) {
-      __int128 V = 0;
-      bool Ok = true;
-      switch (K) {
-      case Kind::Add: V = (__int128)A + B; break;
-      case Kind::Sub: V = (__int128)A - B; break;
-      case Kind::Mul: V = (__int128)A * B; break;
-      case Kind::Div: if (B == 0) Ok = false; else { V = A / B; if ((A % B != 0) && ((A < 0) != (B < 0))) --V; } break;
-      case Kind::Rem: if (B == 0) Ok = false; else { V = A % B; if (V != 0 && ((V < 0) != (B < 0))) V += B; } break;
-      case Kind::Shl: if (B < 0 || B > 62) Ok = false; else V = (__int128)A << B; break;
-      case Kind::Shr: if (B < 0 || B > 63) Ok = false; else V = A >> B; break;
-      case Kind::And: V = A & B; break;
-      case Kind::Or: V = A | B; break;
-      case Kind::Xor: V = A ^ B; break;
-      default: Ok = false;
-      }
-      if (Ok && V >= INT64_MIN && V <= INT64_MAX && isWeak(L) && isWeak(R))
-        return Val::node(constant((int64_t)V, At));
-    }
-    IntTy T = promote(L, R);
-    if (L->Ty.Pointer || R->Ty.Pointer) T = IntTy::unknown();
-    Node *N = mk(K, T, At, {L, R});
-    if (isWeak(L) && isWeak(R)) Weak.insert(N);
+  }
+  bool BoolOps = L->Ty.Bool && R->Ty.Bool;
+  if (BoolOps && (Op == "&" || Op == "|"))
+    return Val::node(mk(Op == "&" ? Kind::LAnd : Kind::LOr, IntTy::boolean(), At, {L, R}));
+  if (BoolOps && Op == "^")
+    return Val::node(mk(Kind::Ne, IntTy::boolean(), At, {L, R}));
+  Kind K;
+  if (Op == "+") K = Kind::Add;
+  else if (Op == "-") K = Kind::Sub;
+  else if (Op == "*") K = Kind::Mul;
+  else if (Op == "//") K = Kind::Div;
+  else if (Op == "%") K = Kind::Rem;
+  else if (Op == "<<") K = Kind::Shl;
+  else if (Op == ">>") K = Kind::Shr;
+  else if (Op == "&") K = Kind::And;
+  else if (Op == "|") K = Kind::Or;
+  else if (Op == "^") K = Kind::Xor;
+  else {
+    // `/` is true division (float), `**`, `@`: not integer index math.
+    Node *N = mk(Kind::Unknown, IntTy::unknown(), At, {L, R});
+    N->Name = Op;
     return Val::node(N);
   }
-
-  void inheritPtr(const Node *To, const Node *From) {
-    const Node *S = From;
-    for (unsigned I = 0; S && I < 64; ++I) {
-      auto It = PtrElem.find(S);
-      if (It != PtrElem.end()) { PtrElem[To] = It->second; return; }
-      if (S->K == Kind::Var || S->K == Kind::PtrAdd || S->K == Kind::Cast) S = S->op(0);
-      else break;
+  int64_t A, B;
+  if (constOf(L, A) && constOf(R, B) && !L->Ty.Bool && !R->Ty.Bool) {
+    __int128 V = 0;
+    bool Ok = true;
+    switch (K) {
+    case Kind::Add: V = (__int128)A + B; break;
+    case Kind::Sub: V = (__int128)A - B; break;
+    case Kind::Mul: V = (__int128)A * B; break;
+    case Kind::Div: if (B == 0) Ok = false; else { V = A / B; if ((A % B != 0) && ((A < 0) != (B < 0))) --V; } break;
+    case Kind::Rem: if (B == 0) Ok = false; else { V = A % B; if (V != 0 && ((V < 0) != (B < 0))) V += B; } break;
+    case Kind::Shl: if (B < 0 || B > 62) Ok = false; else V = (__int128)A << B; break;
+    case Kind::Shr: if (B < 0 || B > 63) Ok = false; else V = A >> B; break;
+    case Kind::And: V = A & B; break;
+    case Kind::Or: V = A | B; break;
+    case Kind::Xor: V = A ^ B; break;
+    default: Ok = false;
     }
+    if (Ok && V >= INT64_MIN && V <= INT64_MAX && isWeak(L) && isWeak(R))
+      return Val::node(constant((int64_t)V, At));
   }
+  IntTy T = promote(L, R);
+  if (L->Ty.Pointer || R->Ty.Pointer) T = IntTy::unknown();
+  Node *N = mk(K, T, At, {L, R});
+  if (isWeak(L) && isWeak(R)) Weak.insert(N);
+  return Val::node(N);
+}
 
-  /// Element type of a load through Addr.
-  IntTy elemOf(const Node *Addr) {
-    const Node *S = Addr;
-    for (unsigned I = 0; S && I < 64; ++I) {
-      auto It = PtrElem.find(S);
-      if (It != PtrElem.end()) return It->second;
-      if (S->K == Kind::Var || S->K == Kind::PtrAdd || S->K == Kind::Cast) S = S->op(0);
-      else if (S->K == Kind::Phi || S->K == Kind::Select) S = S->op(S->K == Kind::Select ? 1 : 0);
-      else break;
+void FnLowerer::inheritPtr(const Node *To, const Node *From) {
+  const Node *S = From;
+  for (unsigned I = 0; S && I < 64; ++I) {
+    auto It = PtrElem.find(S);
+    if (It != PtrElem.end()) { PtrElem[To] = It->second; return; }
+    if (S->K == Kind::Var || S->K == Kind::PtrAdd || S->K == Kind::Cast) S = S->op(0);
+    else break;
+  }
+}
+
+/// Element type of a load through Addr.
+IntTy FnLowerer::elemOf(const Node *Addr) {
+  const Node *S = Addr;
+  for (unsigned I = 0; S && I < 64; ++I) {
+    auto It = PtrElem.find(S);
+    if (It != PtrElem.end()) return It->second;
+    if (S->K == Kind::Var || S->K == Kind::PtrAdd || S->K == Kind::Cast) S = S->op(0);
+    else if (S->K == Kind::Phi || S->K == Kind::Select) S = S->op(S->K == Kind::Select ? 1 : 0);
+    else break;
+  }
+  return IntTy::integer(M.LoadBits, true);
+}
+
+/// The name of the pointer an address is based on (for Load::Name): the
+/// parameter it derives from, else the first pointer variable spelled.
+std::string FnLowerer::baseName(const Node *Addr) {
+  std::string FirstVar;
+  const Node *S = Addr;
+  for (unsigned I = 0; S && I < 64; ++I) {
+    if (S->K == Kind::Param) return S->Name;
+    if (S->K == Kind::Var && FirstVar.empty()) FirstVar = S->Name;
+    if (S->K == Kind::PtrAdd || S->K == Kind::Cast || S->K == Kind::Phi ||
+        S->K == Kind::Var) {
+      S = S->op(0);
+      continue;
     }
-    return IntTy::integer(M.LoadBits, true);
-  }
-
-  /// The name of the pointer an address is based on (for Load::Name): the
-  /// parameter it derives from, else the first pointer variable spelled.
-  static std::string baseName(const Node *Addr) {
-    std::string FirstVar;
-    const Node *S = Addr;
-    for (unsigned I = 0; S && I < 64; ++I) {
-      if (S->K == Kind::Param) return S->Name;
-      if (S->K == Kind::Var && FirstVar.empty()) FirstVar = S->Name;
-      if (S->K == Kind::PtrAdd || S->K == Kind::Cast || S->K == Kind::Phi ||
-          S->K == Kind::Var) {
-        S = S->op(0);
-        continue;
-      }
-      if (S->K == Kind::Select) {
-        S = S->op(1);
-        continue;
-      }
-      break;
+    if (S->K == Kind::Select) {
+      S = S->op(1);
+      continue;
     }
-    return FirstVar;
+    break;
   }
+  return FirstVar;
+}
 
-  /// Address not typed as a pointer: find the parameter it must be based on.
-  void wantPointer(const Node *Addr) {
-    std::vector<const Node *> Cands;
-    std::function<void(const Node *, unsigned)> Rec = [&](const Node *N, unsigned D) {
-      if (!N || D > 32) return;
-      switch (N->K) {
-      case Kind::Param: Cands.push_back(N); return;
-      case Kind::Var: case Kind::Cast: Rec(N->op(0), D + 1); return;
-      case Kind::Add: case Kind::Sub: case Kind::PtrAdd:
-        Rec(N->op(0), D + 1);
-        if (N->K == Kind::Add) Rec(N->op(1), D + 1);
-        return;
-      case Kind::Phi: case Kind::Select:
-        for (const Node *O : N->Ops) if (O != N->op(0) || N->K == Kind::Phi) Rec(O, D + 1);
-        return;
-      default: return;
-      }
-    };
-    Rec(Addr, 0);
-    if (Cands.empty()) return;
-    for (const Node *C : Cands)
-      if (C->Name.find("ptr") != std::string::npos || C->Name.find("Ptr") != std::string::npos) {
-        WantPtr.insert(C->Name);
-        return;
-      }
-    WantPtr.insert(Cands[0]->Name);
-  }
-
-  std::vector<const Node *> *stridesOf(const Node *N) {
-    for (unsigned I = 0; N && I < 64; ++I) {
-      auto It = BlockStrides.find(N);
-      if (It != BlockStrides.end()) return &It->second;
-      if (N->K == Kind::Var) N = N->op(0);
-      else return nullptr;
-    }
-    return nullptr;
-  }
-
-  void recordAccess(AccessKind AK, const Node *Addr, const Node *Mask, const Node *Other,
-                    TSNode At) {
-    if (Addr && !Addr->Ty.Pointer) wantPointer(Addr);
-    if (Dry || !Addr) return;
-    Access A;
-    A.AK = AK;
-    A.Addr = Addr;
-    A.Mask = Mask;
-    A.Other = Other;
-    A.Guards = Guards;
-    if (Mask) A.Guards.push_back(Guard{Mask, false, Guard::Mask});
-    A.Range = rng(At);
-    F.Accesses.push_back(std::move(A));
-  }
-
-  struct Args {
-    std::vector<Val> Pos;
-    std::vector<TSNode> PosN;
-    std::map<std::string, Val> Kw;
-    std::map<std::string, TSNode> KwN;
-    bool Broken = false; // the argument list has syntax errors: positions lie
-    const Val *get(size_t I, const char *Name) const {
-      auto It = Kw.find(Name);
-      if (It != Kw.end()) return &It->second;
-      return I < Pos.size() ? &Pos[I] : nullptr;
-    }
-    TSNode node(size_t I, const char *Name, TSNode Dflt) const {
-      auto It = KwN.find(Name);
-      if (It != KwN.end()) return It->second;
-      return I < PosN.size() ? PosN[I] : Dflt;
+/// Address not typed as a pointer: find the parameter it must be based on.
+void FnLowerer::wantPointer(const Node *Addr) {
+  std::vector<const Node *> Cands;
+  std::function<void(const Node *, unsigned)> Rec = [&](const Node *N, unsigned D) {
+    if (!N || D > 32) return;
+    switch (N->K) {
+    case Kind::Param: Cands.push_back(N); return;
+    case Kind::Var: case Kind::Cast: Rec(N->op(0), D + 1); return;
+    case Kind::Add: case Kind::Sub: case Kind::PtrAdd:
+      Rec(N->op(0), D + 1);
+      if (N->K == Kind::Add) Rec(N->op(1), D + 1);
+      return;
+    case Kind::Phi: case Kind::Select:
+      for (const Node *O : N->Ops) if (O != N->op(0) || N->K == Kind::Phi) Rec(O, D + 1);
+      return;
+    default: return;
     }
   };
-
-  Args lowerArgs(TSNode ArgList) {
-    Args A;
-    for (TSNode K : kids(ArgList)) {
-      if (is(K, "ERROR")) {
-        A.Broken = true;
-        expr(K);
-      } else if (is(K, "keyword_argument")) {
-        std::string N = M.text(field(K, "name"));
-        A.Kw[N] = expr(field(K, "value"));
-        A.KwN[N] = field(K, "value");
-      } else {
-        A.Pos.push_back(expr(K));
-        A.PosN.push_back(K);
-      }
+  Rec(Addr, 0);
+  if (Cands.empty()) return;
+  for (const Node *C : Cands)
+    if (C->Name.find("ptr") != std::string::npos || C->Name.find("Ptr") != std::string::npos) {
+      WantPtr.insert(C->Name);
+      return;
     }
-    return A;
-  }
+  WantPtr.insert(Cands[0]->Name);
+}
 
-  const Node *nodeArg(const Args &A, size_t I, const char *Name, TSNode At) {
-    const Val *V = A.get(I, Name);
-    if (!V || V->K == Val::None) return nullptr;
-    return asNode(*V, A.node(I, Name, At));
+std::vector<const Node *> *FnLowerer::stridesOf(const Node *N) {
+  for (unsigned I = 0; N && I < 64; ++I) {
+    auto It = BlockStrides.find(N);
+    if (It != BlockStrides.end()) return &It->second;
+    if (N->K == Kind::Var) N = N->op(0);
+    else return nullptr;
   }
+  return nullptr;
+}
 
-  Val cast(const Val &V, const Val *To, TSNode At) {
-    if (!V.isNode()) return V;
-    IntTy T = IntTy::unknown();
-    if (To && To->K == Val::DType) T = To->DT;
-    Node *N = mk(Kind::Cast, T, At, {V.Nd});
-    N->Explicit = true;
-    if (T.Pointer) {
-      N->Name = V.Nd->Name;
-      if (To->Elem.known()) PtrElem[N] = To->Elem;
+void FnLowerer::recordAccess(AccessKind AK, const Node *Addr, const Node *Mask, const Node *Other,
+                             TSNode At) {
+  if (Addr && !Addr->Ty.Pointer) wantPointer(Addr);
+  if (Dry || !Addr) return;
+  Access A;
+  A.AK = AK;
+  A.Addr = Addr;
+  A.Mask = Mask;
+  A.Other = Other;
+  A.Guards = Guards;
+  if (Mask) A.Guards.push_back(Guard{Mask, false, Guard::Mask});
+  A.Range = rng(At);
+  F.Accesses.push_back(std::move(A));
+}
+
+FnLowerer::Args FnLowerer::lowerArgs(TSNode ArgList) {
+  Args A;
+  for (TSNode K : kids(ArgList)) {
+    if (is(K, "ERROR")) {
+      A.Broken = true;
+      expr(K);
+    } else if (is(K, "keyword_argument")) {
+      std::string N = M.text(field(K, "name"));
+      A.Kw[N] = expr(field(K, "value"));
+      A.KwN[N] = field(K, "value");
+    } else {
+      A.Pos.push_back(expr(K));
+      A.PosN.push_back(K);
     }
+  }
+  return A;
+}
+
+const Node *FnLowerer::nodeArg(const Args &A, size_t I, const char *Name, TSNode At) {
+  const Val *V = A.get(I, Name);
+  if (!V || V->K == Val::None) return nullptr;
+  return asNode(*V, A.node(I, Name, At));
+}
+
+Val FnLowerer::cast(const Val &V, const Val *To, TSNode At) {
+  if (!V.isNode()) return V;
+  IntTy T = IntTy::unknown();
+  if (To && To->K == Val::DType) T = To->DT;
+  Node *N = mk(Kind::Cast, T, At, {V.Nd});
+  N->Explicit = true;
+  if (T.Pointer) {
+    N->Name = V.Nd->Name;
+    if (To->Elem.known()) PtrElem[N] = To->Elem;
+  }
+  return Val::node(N);
+}
+
+/// sum_i Off[i] * Stride[i] for block pointers. make_block_ptr converts the
+/// strides to int64 (Triton's semantic.make_block_ptr, require_i64), so the
+/// products are 64-bit; a narrow offset computed before stays visible.
+const Node *FnLowerer::blockOffset(const Val &Offs, const std::vector<const Node *> &Strides,
+                                   const std::vector<TSNode> &OffNs, TSNode At) {
+  const Node *Sum = nullptr;
+  for (size_t I = 0; I < Offs.Elems.size() && I < Strides.size(); ++I) {
+    const Val &O = Offs.Elems[I];
+    if (!O.isNode()) continue;
+    int64_t C;
+    if (constOf(O.Nd, C) && C == 0) continue;
+    TSNode ON = I < OffNs.size() ? OffNs[I] : At;
+    Node *Term = mk(Kind::Mul, promoteInts(O.Nd->Ty, i64()), ON, {O.Nd, Strides[I]});
+    Sum = Sum ? mk(Kind::Add, promoteInts(Sum->Ty, Term->Ty), At, {Sum, Term}) : Term;
+  }
+  return Sum ? Sum : constant(0, At);
+}
+
+std::vector<TSNode> FnLowerer::tupleNodes(TSNode N) {
+  while (is(N, "parenthesized_expression") && !kids(N).empty()) N = kids(N)[0];
+  if (is(N, "tuple") || is(N, "list")) return kids(N);
+  return {};
+}
+
+Val FnLowerer::call(TSNode E) {
+  TSNode Fn = field(E, "function"), ArgList = field(E, "arguments");
+  std::string Q = M.qualify(Fn, &Cur->Locals);
+
+  // Helpers defined in this file: inline.
+  if (!Q.empty() && Q.find('.') == std::string::npos && M.Jit.count(Q))
+    return inlineCall(M.Jit[Q], E, ArgList);
+
+  // Method calls on values: x.to(...), x.cast? (others are opaque)
+  if (Q.empty() && is(Fn, "attribute")) {
+    std::string Meth = M.text(field(Fn, "attribute"));
+    Val Obj = expr(field(Fn, "object"));
+    Args A = lowerArgs(ArgList);
+    if (Meth == "to") return cast(Obj, A.get(0, "dtype"), E);
+    if (Meth == "load") return memoryRead(Obj, E); // smem.load(layout), desc.load([...])
+    if (Meth == "__getitem__" || Meth == "broadcast_to" || Meth == "reshape" ||
+        Meth == "view" || Meth == "expand_dims" || Meth == "trans" || Meth == "permute")
+      return Obj;
+    Node *N = mk(Kind::Call, IntTy::unknown(), E);
+    N->Name = Meth;
+    if (Obj.isNode()) N->Ops.push_back(Obj.Nd);
     return Val::node(N);
   }
 
-  /// sum_i Off[i] * Stride[i] for block pointers. make_block_ptr converts the
-  /// strides to int64 (Triton's semantic.make_block_ptr, require_i64), so the
-  /// products are 64-bit; a narrow offset computed before stays visible.
-  const Node *blockOffset(const Val &Offs, const std::vector<const Node *> &Strides,
-                          const std::vector<TSNode> &OffNs, TSNode At) {
-    const Node *Sum = nullptr;
-    for (size_t I = 0; I < Offs.Elems.size() && I < Strides.size(); ++I) {
-      const Val &O = Offs.Elems[I];
-      if (!O.isNode()) continue;
-      int64_t C;
-      if (constOf(O.Nd, C) && C == 0) continue;
-      TSNode ON = I < OffNs.size() ? OffNs[I] : At;
-      Node *Term = mk(Kind::Mul, promoteInts(O.Nd->Ty, i64()), ON, {O.Nd, Strides[I]});
-      Sum = Sum ? mk(Kind::Add, promoteInts(Sum->Ty, Term->Ty), At, {Sum, Term}) : Term;
-    }
-    return Sum ? Sum : constant(0, At);
+  std::string B = tlMember(Q);
+  if (Q == "min" || Q == "max") B = Q == "min" ? "minimum" : "maximum";
+  if (Q == "int") B = "__int";
+  Args A = lowerArgs(ArgList);
+  if (B.empty() || A.Broken) return opaqueCall(Q.empty() ? M.text(Fn) : Q, A, E);
+
+  if (B == "program_id") {
+    Node *N = mk(Kind::LaunchIdx, i32(), E);
+    int64_t Ax = 0;
+    const Node *AxN = nodeArg(A, 0, "axis", E);
+    if (AxN) constOf(AxN, Ax);
+    N->Name = "program_id(" + std::to_string(Ax) + ")";
+    return Val::node(N);
   }
-
-  std::vector<TSNode> tupleNodes(TSNode N) {
-    while (is(N, "parenthesized_expression") && !kids(N).empty()) N = kids(N)[0];
-    if (is(N, "tuple") || is(N, "list")) return kids(N);
-    return {};
+  if (B == "num_programs") {
+    Node *N = mk(Kind::LaunchDim, i32(), E);
+    int64_t Ax = 0;
+    const Node *AxN = nodeArg(A, 0, "axis", E);
+    if (AxN) constOf(AxN, Ax);
+    N->Value = 1;
+    N->Name = "num_programs(" + std::to_string(Ax) + ")";
+    return Val::node(N);
   }
-
-  Val call(TSNode E) {
-    TSNode Fn = field(E, "function"), ArgList = field(E, "arguments");
-    std::string Q = M.qualify(Fn, &Cur->Locals);
-
-    // Helpers defined in this file: inline.
-    if (!Q.empty() && Q.find('.') == std::string::npos && M.Jit.count(Q))
-      return inlineCall(M.Jit[Q], E, ArgList);
-
-    // Method calls on values: x.to(...), x.cast? (others are opaque)
-    if (Q.empty() && is(Fn, "attribute")) {
-      std::string Meth = M.text(field(Fn, "attribute"));
-      Val Obj = expr(field(Fn, "object"));
-      Args A = lowerArgs(ArgList);
-      if (Meth == "to") return cast(Obj, A.get(0, "dtype"), E);
-      if (Meth == "load") return memoryRead(Obj, E); // smem.load(layout), desc.load([...])
-      if (Meth == "__getitem__" || Meth == "broadcast_to" || Meth == "reshape" ||
-          Meth == "view" || Meth == "expand_dims" || Meth == "trans" || Meth == "permute")
-        return Obj;
-      Node *N = mk(Kind::Call, IntTy::unknown(), E);
-      N->Name = Meth;
-      if (Obj.isNode()) N->Ops.push_back(Obj.Nd);
-      return Val::node(N);
-    }
-
-    std::string B = tlMember(Q);
-    if (Q == "min" || Q == "max") B = Q == "min" ? "minimum" : "maximum";
-    if (Q == "int") B = "__int";
-    Args A = lowerArgs(ArgList);
-    if (B.empty() || A.Broken) return opaqueCall(Q.empty() ? M.text(Fn) : Q, A, E);
-
-    if (B == "program_id") {
-      Node *N = mk(Kind::LaunchIdx, i32(), E);
-      int64_t Ax = 0;
-      const Node *AxN = nodeArg(A, 0, "axis", E);
-      if (AxN) constOf(AxN, Ax);
-      N->Name = "program_id(" + std::to_string(Ax) + ")";
-      return Val::node(N);
-    }
-    if (B == "num_programs") {
-      Node *N = mk(Kind::LaunchDim, i32(), E);
-      int64_t Ax = 0;
-      const Node *AxN = nodeArg(A, 0, "axis", E);
-      if (AxN) constOf(AxN, Ax);
-      N->Value = 1;
-      N->Name = "num_programs(" + std::to_string(Ax) + ")";
-      return Val::node(N);
-    }
-    if (B == "arange") {
-      const Node *Lo = nodeArg(A, 0, "start", E), *Hi = nodeArg(A, 1, "end", E);
-      Node *N = mk(Kind::Range, i32(), E);
-      int64_t V;
-      if (Hi && constOf(Hi, V)) N->Value = V;
-      if (Lo && constOf(Lo, V)) N->Value2 = V;
-      return Val::node(N);
-    }
-    if (B == "load") {
-      const Node *P = nodeArg(A, 0, "pointer", E);
-      const Node *Mk = nodeArg(A, 1, "mask", E);
-      const Node *Ot = nodeArg(A, 2, "other", E);
-      if (!P) return Val::node(unknown(E));
-      recordAccess(AccessKind::Load, P, Mk, Ot, E);
-      IntTy ET = elemOf(P);
-      Node *L = mk(Kind::Load, ET, E, {P});
-      L->ElemTy = ET;
-      L->Name = baseName(P);
-      return Val::node(L);
-    }
-    if (B == "store") {
-      const Node *P = nodeArg(A, 0, "pointer", E);
-      const Node *Mk = nodeArg(A, 2, "mask", E);
-      if (P) recordAccess(AccessKind::Store, P, Mk, nullptr, E);
-      return Val();
-    }
-    if (B.rfind("atomic_", 0) == 0) {
-      const Node *P = nodeArg(A, 0, "pointer", E);
-      const Node *Mk = B == "atomic_cas" ? nullptr : nodeArg(A, 2, "mask", E);
-      if (!P) return Val::node(unknown(E));
-      recordAccess(AccessKind::Store, P, Mk, nullptr, E);
-      IntTy ET = elemOf(P);
-      Node *L = mk(Kind::Load, ET, E, {P});
-      L->ElemTy = ET;
-      L->Name = baseName(P);
-      return Val::node(L);
-    }
-    if (B.size() >= 19 && B.compare(B.size() - 19, 19, "load_shared_relaxed") == 0)
-      return memoryRead(A.Pos.empty() ? Val() : A.Pos[0], E);
-    if (B == "buffer_load" || B == "buffer_load_to_shared" || B == "buffer_store") {
-      // AMD buffer operations (Gluon): base pointer plus element offsets.
-      size_t Base = B == "buffer_load" ? 0 : 1;
-      const Node *P = nodeArg(A, Base, "ptr", E);
-      const Node *Off = nodeArg(A, Base + 1, "offsets", E);
-      const Node *Mk = nodeArg(A, Base + 2, "mask", E);
-      const Node *Ot = B == "buffer_store" ? nullptr : nodeArg(A, Base + 3, "other", E);
-      if (!P || !Off) return Val::node(unknown(E));
-      Node *Addr = mk(Kind::PtrAdd, IntTy::pointer(), E, {P, Off});
-      Addr->Name = P->Name;
-      Addr->Range = Off->Range;
-      Addr->Text = Off->Text;
-      inheritPtr(Addr, P);
-      if (!P->Ty.Pointer) wantPointer(P);
-      recordAccess(B == "buffer_store" ? AccessKind::Store : AccessKind::Load, Addr, Mk, Ot, E);
-      if (B != "buffer_load") return Val();
-      IntTy ET = elemOf(Addr);
-      Node *L = mk(Kind::Load, ET, E, {Addr});
-      L->ElemTy = ET;
-      L->Name = baseName(Addr);
-      return Val::node(L);
-    }
-    if (B == "make_block_ptr") {
-      const Node *Base = nodeArg(A, 0, "base", E);
-      const Val *Strides = A.get(2, "strides");
-      const Val *Offs = A.get(3, "offsets");
-      if (!Base) return Val::node(unknown(E));
-      std::vector<const Node *> S64;
-      if (Strides && Strides->K == Val::Tuple)
-        for (const Val &S : Strides->Elems) {
-          const Node *SN = S.isNode() ? S.Nd : unknown(E);
-          Node *C = mk(Kind::Cast, i64(), E, {SN});
-          C->Range = SN->Range;
-          S64.push_back(C);
-        }
-      const Node *Off = Offs && Offs->K == Val::Tuple
-                            ? blockOffset(*Offs, S64, tupleNodes(A.node(3, "offsets", E)), E)
-                            : constant(0, E);
-      Node *N = mk(Kind::PtrAdd, IntTy::pointer(), E, {Base, Off});
-      N->Name = Base->Name;
-      inheritPtr(N, Base);
-      BlockStrides[N] = S64;
-      return Val::node(N);
-    }
-    if (B == "advance") {
-      const Node *BP = nodeArg(A, 0, "base", E);
-      const Val *Offs = A.get(1, "offsets");
-      if (!BP) return Val::node(unknown(E));
-      std::vector<const Node *> S64;
-      if (auto *S = stridesOf(BP)) S64 = *S;
-      const Node *Off = Offs && Offs->K == Val::Tuple
-                            ? blockOffset(*Offs, S64, tupleNodes(A.node(1, "offsets", E)), E)
-                            : constant(0, E);
-      Node *N = mk(Kind::PtrAdd, IntTy::pointer(), E, {BP, Off});
-      N->Name = BP->Name;
-      inheritPtr(N, BP);
-      BlockStrides[N] = S64;
-      return Val::node(N);
-    }
-    if (B == "where") {
-      const Node *C = nodeArg(A, 0, "condition", E);
-      const Val *X = A.get(1, "x"), *Y = A.get(2, "y");
-      if (!C || !X || !Y) return Val::node(unknown(E));
-      return select(C, *X, *Y, E);
-    }
-    if (B == "minimum" || B == "maximum") {
-      const Node *X = nodeArg(A, 0, "x", E), *Y = nodeArg(A, 1, "y", E);
-      if (!X || !Y) return Val::node(unknown(E));
-      Node *N = mk(B == "minimum" ? Kind::Min : Kind::Max, promote(X, Y), E, {X, Y});
-      if (isWeak(X) && isWeak(Y)) Weak.insert(N);
-      return Val::node(N);
-    }
-    if (B == "cdiv") {
-      const Node *X = nodeArg(A, 0, "x", E), *Y = nodeArg(A, 1, "div", E);
-      if (!X || !Y) return Val::node(unknown(E));
-      int64_t CX, CY;
-      if (constOf(X, CX) && constOf(Y, CY) && CY > 0 && isWeak(X) && isWeak(Y))
-        return Val::node(constant((CX + CY - 1) / CY, E));
-      Val One = Val::node(constant(1, E));
-      Val YM1 = binop("-", Val::node(Y), One, E);
-      Val Num = binop("+", Val::node(X), YM1, E);
-      return binop("//", Num, Val::node(Y), E);
-    }
-    if (B == "cast") return cast(A.Pos.empty() ? Val() : A.Pos[0], A.get(1, "dtype"), E);
-    if (B == "multiple_of" || B == "max_contiguous" || B == "max_constancy" ||
-        B == "broadcast_to" || B == "reshape" || B == "view" || B == "expand_dims" ||
-        B == "trans" || B == "permute" || B == "abs" || B == "__int" || B == "constexpr" ||
-        B == "max" || B == "min") {
-      // Value-preserving (or, for max/min reductions, magnitude-preserving).
-      if (A.Pos.empty()) return Val::node(unknown(E));
-      return A.Pos[0];
-    }
-    if (B == "zeros" || B == "full") {
-      int64_t V = 0;
-      if (B == "full") {
-        const Node *VN = nodeArg(A, 1, "value", E);
-        if (!VN || !constOf(VN, V)) {
-          const Val *DT = A.get(2, "dtype");
-          if (!VN) return Val::node(unknown(E));
-          return cast(Val::node(VN), DT, E);
-        }
-      }
-      const Val *DT = A.get(B == "full" ? 2 : 1, "dtype");
-      Node *N = mk(Kind::Const, DT && DT->K == Val::DType ? DT->DT : i32(), E);
-      N->Value = V;
-      return Val::node(N);
-    }
-    if (B == "pointer_type") {
-      const Val *E0 = A.get(0, "element_ty");
-      return Val::dtype(IntTy::pointer(), E0 && E0->K == Val::DType ? E0->DT : IntTy());
-    }
-    if (B == "static_assert" || B == "device_assert" || B == "static_print" ||
-        B == "device_print" || B == "debug_barrier" || B == "assume")
-      return Val();
-    return opaqueCall(Q, A, E);
+  if (B == "arange") {
+    const Node *Lo = nodeArg(A, 0, "start", E), *Hi = nodeArg(A, 1, "end", E);
+    Node *N = mk(Kind::Range, i32(), E);
+    int64_t V;
+    if (Hi && constOf(Hi, V)) N->Value = V;
+    if (Lo && constOf(Lo, V)) N->Value2 = V;
+    return Val::node(N);
   }
-
-  /// A value read from shared memory or through a tensor descriptor: loaded,
-  /// but not through a pointer expression, so no global access is recorded.
-  Val memoryRead(const Val &From, TSNode E) {
-    const Node *Src = From.isNode() ? From.Nd : unknown(E);
-    IntTy ET = IntTy::integer(M.LoadBits, true);
-    Node *L = mk(Kind::Load, ET, E, {Src});
+  if (B == "load") {
+    const Node *P = nodeArg(A, 0, "pointer", E);
+    const Node *Mk = nodeArg(A, 1, "mask", E);
+    const Node *Ot = nodeArg(A, 2, "other", E);
+    if (!P) return Val::node(unknown(E));
+    recordAccess(AccessKind::Load, P, Mk, Ot, E);
+    IntTy ET = elemOf(P);
+    Node *L = mk(Kind::Load, ET, E, {P});
     L->ElemTy = ET;
-    L->Name = Src->Name.empty() ? Src->Text : Src->Name;
+    L->Name = baseName(P);
     return Val::node(L);
   }
-
-  Val opaqueCall(const std::string &Name, const Args &A, TSNode E) {
-    Node *N = mk(Kind::Call, IntTy::unknown(), E);
-    N->Name = Name;
-    for (const Val &V : A.Pos)
-      if (V.isNode()) N->Ops.push_back(V.Nd);
-    for (auto &KV : A.Kw)
-      if (KV.second.isNode()) N->Ops.push_back(KV.second.Nd);
+  if (B == "store") {
+    const Node *P = nodeArg(A, 0, "pointer", E);
+    const Node *Mk = nodeArg(A, 2, "mask", E);
+    if (P) recordAccess(AccessKind::Store, P, Mk, nullptr, E);
+    return Val();
+  }
+  if (B.rfind("atomic_", 0) == 0) {
+    const Node *P = nodeArg(A, 0, "pointer", E);
+    const Node *Mk = B == "atomic_cas" ? nullptr : nodeArg(A, 2, "mask", E);
+    if (!P) return Val::node(unknown(E));
+    recordAccess(AccessKind::Store, P, Mk, nullptr, E);
+    IntTy ET = elemOf(P);
+    Node *L = mk(Kind::Load, ET, E, {P});
+    L->ElemTy = ET;
+    L->Name = baseName(P);
+    return Val::node(L);
+  }
+  if (B.size() >= 19 && B.compare(B.size() - 19, 19, "load_shared_relaxed") == 0)
+    return memoryRead(A.Pos.empty() ? Val() : A.Pos[0], E);
+  if (B == "buffer_load" || B == "buffer_load_to_shared" || B == "buffer_store") {
+    // AMD buffer operations (Gluon): base pointer plus element offsets.
+    size_t Base = B == "buffer_load" ? 0 : 1;
+    const Node *P = nodeArg(A, Base, "ptr", E);
+    const Node *Off = nodeArg(A, Base + 1, "offsets", E);
+    const Node *Mk = nodeArg(A, Base + 2, "mask", E);
+    const Node *Ot = B == "buffer_store" ? nullptr : nodeArg(A, Base + 3, "other", E);
+    if (!P || !Off) return Val::node(unknown(E));
+    Node *Addr = mk(Kind::PtrAdd, IntTy::pointer(), E, {P, Off});
+    Addr->Name = P->Name;
+    Addr->Range = Off->Range;
+    Addr->Text = Off->Text;
+    inheritPtr(Addr, P);
+    if (!P->Ty.Pointer) wantPointer(P);
+    recordAccess(B == "buffer_store" ? AccessKind::Store : AccessKind::Load, Addr, Mk, Ot, E);
+    if (B != "buffer_load") return Val();
+    IntTy ET = elemOf(Addr);
+    Node *L = mk(Kind::Load, ET, E, {Addr});
+    L->ElemTy = ET;
+    L->Name = baseName(Addr);
+    return Val::node(L);
+  }
+  if (B == "make_block_ptr") {
+    const Node *Base = nodeArg(A, 0, "base", E);
+    const Val *Strides = A.get(2, "strides");
+    const Val *Offs = A.get(3, "offsets");
+    if (!Base) return Val::node(unknown(E));
+    std::vector<const Node *> S64;
+    if (Strides && Strides->K == Val::Tuple)
+      for (const Val &S : Strides->Elems) {
+        const Node *SN = S.isNode() ? S.Nd : unknown(E);
+        Node *C = mk(Kind::Cast, i64(), E, {SN});
+        C->Range = SN->Range;
+        S64.push_back(C);
+      }
+    const Node *Off = Offs && Offs->K == Val::Tuple
+                          ? blockOffset(*Offs, S64, tupleNodes(A.node(3, "offsets", E)), E)
+                          : constant(0, E);
+    Node *N = mk(Kind::PtrAdd, IntTy::pointer(), E, {Base, Off});
+    N->Name = Base->Name;
+    inheritPtr(N, Base);
+    BlockStrides[N] = S64;
     return Val::node(N);
   }
-
-  Val inlineCall(const JitFn &J, TSNode E, TSNode ArgList) {
-    Args A = lowerArgs(ArgList);
-    if (CallStack.size() > MaxInlineDepth ||
-        std::find(CallStack.begin(), CallStack.end(), J.Name) != CallStack.end())
-      return opaqueCall(J.Name, A, E);
-    Frame Fr;
-    Frame *Saved = Cur;
-    Cur = &Fr;
-    CallStack.push_back(J.Name);
-    unsigned SavedExpr = ExprDepth, SavedStmt = StmtDepth;
-    bindParams(J.Def, &A.Pos, &A.Kw, Fr.Locals);
-    block(field(J.Def, "body"));
-    ExprDepth = SavedExpr;
-    StmtDepth = SavedStmt;
-    CallStack.pop_back();
-    Cur = Saved;
-    if (Fr.Returns.empty()) return Val();
-    return join(Fr.Returns, J.Name, E);
+  if (B == "advance") {
+    const Node *BP = nodeArg(A, 0, "base", E);
+    const Val *Offs = A.get(1, "offsets");
+    if (!BP) return Val::node(unknown(E));
+    std::vector<const Node *> S64;
+    if (auto *S = stridesOf(BP)) S64 = *S;
+    const Node *Off = Offs && Offs->K == Val::Tuple
+                          ? blockOffset(*Offs, S64, tupleNodes(A.node(1, "offsets", E)), E)
+                          : constant(0, E);
+    Node *N = mk(Kind::PtrAdd, IntTy::pointer(), E, {BP, Off});
+    N->Name = BP->Name;
+    inheritPtr(N, BP);
+    BlockStrides[N] = S64;
+    return Val::node(N);
   }
-};
+  if (B == "where") {
+    const Node *C = nodeArg(A, 0, "condition", E);
+    const Val *X = A.get(1, "x"), *Y = A.get(2, "y");
+    if (!C || !X || !Y) return Val::node(unknown(E));
+    return select(C, *X, *Y, E);
+  }
+  if (B == "minimum" || B == "maximum") {
+    const Node *X = nodeArg(A, 0, "x", E), *Y = nodeArg(A, 1, "y", E);
+    if (!X || !Y) return Val::node(unknown(E));
+    Node *N = mk(B == "minimum" ? Kind::Min : Kind::Max, promote(X, Y), E, {X, Y});
+    if (isWeak(X) && isWeak(Y)) Weak.insert(N);
+    return Val::node(N);
+  }
+  if (B == "cdiv") {
+    const Node *X = nodeArg(A, 0, "x", E), *Y = nodeArg(A, 1, "div", E);
+    if (!X || !Y) return Val::node(unknown(E));
+    int64_t CX, CY;
+    if (constOf(X, CX) && constOf(Y, CY) && CY > 0 && isWeak(X) && isWeak(Y))
+      return Val::node(constant((CX + CY - 1) / CY, E));
+    Val One = Val::node(constant(1, E));
+    Val YM1 = binop("-", Val::node(Y), One, E);
+    Val Num = binop("+", Val::node(X), YM1, E);
+    return binop("//", Num, Val::node(Y), E);
+  }
+  if (B == "cast") return cast(A.Pos.empty() ? Val() : A.Pos[0], A.get(1, "dtype"), E);
+  if (B == "multiple_of" || B == "max_contiguous" || B == "max_constancy" ||
+      B == "broadcast_to" || B == "reshape" || B == "view" || B == "expand_dims" ||
+      B == "trans" || B == "permute" || B == "abs" || B == "__int" || B == "constexpr" ||
+      B == "max" || B == "min") {
+    // Value-preserving (or, for max/min reductions, magnitude-preserving).
+    if (A.Pos.empty()) return Val::node(unknown(E));
+    return A.Pos[0];
+  }
+  if (B == "zeros" || B == "full") {
+    int64_t V = 0;
+    if (B == "full") {
+      const Node *VN = nodeArg(A, 1, "value", E);
+      if (!VN || !constOf(VN, V)) {
+        const Val *DT = A.get(2, "dtype");
+        if (!VN) return Val::node(unknown(E));
+        return cast(Val::node(VN), DT, E);
+      }
+    }
+    const Val *DT = A.get(B == "full" ? 2 : 1, "dtype");
+    Node *N = mk(Kind::Const, DT && DT->K == Val::DType ? DT->DT : i32(), E);
+    N->Value = V;
+    return Val::node(N);
+  }
+  if (B == "pointer_type") {
+    const Val *E0 = A.get(0, "element_ty");
+    return Val::dtype(IntTy::pointer(), E0 && E0->K == Val::DType ? E0->DT : IntTy());
+  }
+  if (B == "static_assert" || B == "device_assert" || B == "static_print" ||
+      B == "device_print" || B == "debug_barrier" || B == "assume")
+    return Val();
+  return opaqueCall(Q, A, E);
+}
 
-// ---------------------------------------------------------------------------
-// Module scan.
-// ---------------------------------------------------------------------------
+/// A value read from shared memory or through a tensor descriptor: loaded,
+/// but not through a pointer expression, so no global access is recorded.
+Val FnLowerer::memoryRead(const Val &From, TSNode E) {
+  const Node *Src = From.isNode() ? From.Nd : unknown(E);
+  IntTy ET = IntTy::integer(M.LoadBits, true);
+  Node *L = mk(Kind::Load, ET, E, {Src});
+  L->ElemTy = ET;
+  L->Name = Src->Name.empty() ? Src->Text : Src->Name;
+  return Val::node(L);
+}
+
+Val FnLowerer::opaqueCall(const std::string &Name, const Args &A, TSNode E) {
+  Node *N = mk(Kind::Call, IntTy::unknown(), E);
+  N->Name = Name;
+  for (const Val &V : A.Pos)
+    if (V.isNode()) N->Ops.push_back(V.Nd);
+  for (auto &KV : A.Kw)
+    if (KV.second.isNode()) N->Ops.push_back(KV.second.Nd);
+  return Val::node(N);
+}
+
+Val FnLowerer::inlineCall(const JitFn &J, TSNode E, TSNode ArgList) {
+  Args A = lowerArgs(ArgList);
+  if (CallStack.size() > MaxInlineDepth ||
+      std::find(CallStack.begin(), CallStack.end(), J.Name) != CallStack.end())
+    return opaqueCall(J.Name, A, E);
+  Frame Fr;
+  Frame *Saved = Cur;
+  Cur = &Fr;
+  CallStack.push_back(J.Name);
+  unsigned SavedExpr = ExprDepth, SavedStmt = StmtDepth;
+  bindParams(J.Def, &A.Pos, &A.Kw, Fr.Locals);
+  block(field(J.Def, "body"));
+  ExprDepth = SavedExpr;
+  StmtDepth = SavedStmt;
+  CallStack.pop_back();
+  Cur = Saved;
+  if (Fr.Returns.empty()) return Val();
+  return join(Fr.Returns, J.Name, E);
+}
+
+namespace {
+
 void scanImports(Module &M, TSNode S) {
   if (is(S, "import_statement")) {
     for (TSNode K : kids(S)) {
@@ -1666,6 +1497,8 @@ bool isJitDecorator(const Module &M, TSNode Dec) {
   if (is(E, "call")) E = field(E, "function");
   return isJitName(M.qualify(E, nullptr));
 }
+
+} // namespace
 
 void addJit(Module &M, const std::string &Name, TSNode Def) {
   if (!M.Jit.count(Name)) M.JitOrder.push_back(Name);
@@ -1733,6 +1566,8 @@ void markHelpers(Module &M) {
   }
 }
 
+namespace {
+
 bool ptrLikeName(const std::string &N) {
   auto Ends = [&](const char *S) {
     size_t L = strlen(S);
@@ -1741,6 +1576,8 @@ bool ptrLikeName(const std::string &N) {
   return N == "ptr" || Ends("_ptr") || Ends("Ptr") || Ends("_ptrs") || Ends("_pointer") ||
          N.rfind("ptr_", 0) == 0;
 }
+
+} // namespace
 
 /// Parameters that are visibly pointers: named like one, or the leftmost
 /// operand of a sum passed as the pointer of tl.load/store/atomic_*/
@@ -1794,20 +1631,6 @@ std::set<std::string> pointerParams(const Module &M, const JitFn &J) {
   return Ptrs;
 }
 
-/// constexpr flags worth specialising on. Triton compiles one kernel per
-/// value of a constexpr, so a branch on a flag is resolved at compile time.
-/// Lowering both arms into one function merges values of different
-/// specialisations (an int32 varlen offset with an int64 dense one) into
-/// Phis that no single compiled kernel computes. Flags whose branches assign
-/// values are therefore fixed, one lowering per combination (the first
-/// MaxValueFlags of them); a flag whose branch only widens values
-/// (`if INT64_INDEX: pid = pid.to(tl.int64)`) is taken as set: the launcher
-/// sets it when the sizes need it. Other flags only guard accesses and merge.
-struct FlagPlan {
-  std::vector<std::string> Value; // enumerated
-  std::set<std::string> Widen;    // fixed to true
-};
-
 FlagPlan planFlags(const Module &M, const JitFn &J) {
   std::set<std::string> Constexprs;
   for (TSNode P : kids(field(J.Def, "parameters"))) {
@@ -1855,6 +1678,8 @@ FlagPlan planFlags(const Module &M, const JitFn &J) {
   return Plan;
 }
 
+namespace {
+
 std::unique_ptr<Function> lowerFunction(Module &M, const JitFn &J,
                                         const std::map<std::string, bool> &Fixed,
                                         std::vector<std::string> &Notes) {
@@ -1887,6 +1712,10 @@ std::unique_ptr<Function> lowerFunction(Module &M, const JitFn &J,
 }
 
 } // namespace
+
+} // namespace triton
+
+using namespace triton;
 
 LoweredFile lowerTritonSource(const std::string &Path, const std::string &Source,
                               const Options &Opts) {
