@@ -57,7 +57,9 @@ constexpr unsigned MaxValueFlags = 3;      // constexpr flags specialised on (2^
 // ---------------------------------------------------------------------------
 // tree-sitter helpers (TsUtil.cpp).
 // ---------------------------------------------------------------------------
-inline bool is(TSNode N, const char *T) { return !ts_node_is_null(N) && !strcmp(ts_node_type(N), T); }
+inline bool is(TSNode N, const char *T) {
+  return !ts_node_is_null(N) && !strcmp(ts_node_type(N), T);
+}
 
 std::vector<TSNode> kids(TSNode N);
 TSNode field(TSNode N, const char *F);
