@@ -7,13 +7,13 @@ import triton.language as tl
 
 @triton.jit
 def _page_offset(page, stride):
-    # CHECK: helpers.py:[[@LINE+1]]:12: warning: {{.*}}'page * stride'{{.*}}index 'page' is loaded from memory{{.*}}[kvlint-narrowed-index-overflow]
+    # CHECK: helpers.py:[[@LINE+1]]:12: warning: 32-bit signed product 'page * stride' is used as a memory offset and wraps past 2^31: 'page' <= 4,194,304 ('table_ptr' is loaded from a table no name explains: Envelope.Loaded = 4,194,304) times 'stride' <= 16,384 ('stride_page' is named like it: Envelope.Stride = 16,384); widen 'page' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
     return page * stride
 
 
 @triton.jit
 def _store_row(cache_ptr, row, stride_row, val):
-    # CHECK: helpers.py:[[@LINE+1]]:26: warning: {{.*}}'row * stride_row'{{.*}}[kvlint-narrowed-index-overflow]
+    # CHECK: helpers.py:[[@LINE+1]]:26: warning: 32-bit signed product 'row * stride_row' is used as a memory offset and wraps past 2^31: 'row' <= 4,194,304 ('table_ptr' is loaded from a table no name explains: Envelope.Loaded = 4,194,304) times 'stride_row' <= 16,384 ('stride_row' is named like it: Envelope.Stride = 16,384); widen 'row' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
     tl.store(cache_ptr + row * stride_row, val)
 
 
