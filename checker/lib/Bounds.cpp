@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <regex>
 
 namespace kvlint {
 
@@ -209,6 +210,8 @@ const Bound &Bounds::of(const Node *N) {
   }
   Bound B = compute(N);
   refine(N, B);
+  if (N->Ty.known() && !N->Ty.Signed && !N->Ty.Pointer && B.Lo < 0)
+    B.Lo = 0; // an unsigned value is never negative
   return Memo[N] = B;
 }
 
@@ -216,6 +219,12 @@ Bound Bounds::dim(const Dimension &D, const std::string &Name, const char *How) 
   Bound B;
   B.Lo = 0;
   B.Hi = E.bound(D, Beyond);
+  // An index into an index space (a token, a page, a request) is below its
+  // size; a count of it (num_tokens, seq_len, total) may equal it.
+  static const std::regex Count("^(num|n|total|max|cnt)_?|(len|count|size|num|total)s?$",
+                                std::regex::icase);
+  if (!E.isSize(D) && !std::regex_search(leafName(Name), Count))
+    B.Hi -= 1;
   B.Exact = false;
   B.Why = "'" + Name + "' " + How + ": Envelope." + D.Key + " = " + withCommas(B.Hi);
   B.Dim = &D;
@@ -258,10 +267,10 @@ Bound Bounds::compute(const Node *N) {
   case Kind::Const:
     return exact(N->Value, N->Value);
   case Kind::Symbolic: {
-    // A compile-time constant is a size (a tile, a head dim, a page size),
-    // never a runtime index: index dimensions do not name it.
+    // A compile-time constant is a size (a tile, a head dim, a token count),
+    // never a page or slot id.
     const Dimension *D = E.byName(N->Name);
-    if (D && E.isSize(*D))
+    if (D && D->Key != "KvPages" && D->Key != "KvSlots")
       return dim(*D, N->Name, "is named like it");
     return dim(*E.byKey("Constexpr"), N->Name, "is a compile-time constant of unknown value");
   }
@@ -282,9 +291,7 @@ Bound Bounds::compute(const Node *N) {
               " (" + B.Why + ")";
       return B;
     }
-    Bound B = dim(*E.byKey("Grid"), N->Name, "spans a grid the launcher does not show");
-    B.Hi -= 1;
-    return B;
+    return dim(*E.byKey("Grid"), N->Name, "spans a grid the launcher does not show");
   }
   case Kind::LaunchDim:
     if (N->Value == 1) { // gridDim / num_programs
@@ -319,8 +326,13 @@ Bound Bounds::compute(const Node *N) {
     if (!N->op(0))
       return leafByName(N, N->Name, "Unknown");
     Bound B = of(N->op(0));
-    // A local's name speaks only where its value had no better source.
-    if (!B.Exact && B.Why.find("is bounded by no fact") != std::string::npos)
+    // A local's name speaks only where its value had no better source than
+    // a default (`page = tl.load(table + i)`: the engineer named it).
+    static const char *Defaults[] = {"Loaded", "Unknown", "Constexpr", "Grid"};
+    bool FromDefault = !B.Exact && B.Dim &&
+                       std::any_of(std::begin(Defaults), std::end(Defaults),
+                                   [&](const char *K) { return B.Dim->Key == K; });
+    if (FromDefault)
       if (const Dimension *D = E.byName(N->Name)) {
         Bound Named = dim(*D, N->Name, "is named like it");
         Named.Lo = B.Lo;
@@ -364,6 +376,45 @@ Bound Bounds::compute(const Node *N) {
     // product of the two bounds (a pool of 4M one-token pages has no page of
     // 1,024 tokens).
     auto Is = [](const Bound &B, const char *K) { return B.Dim && B.Dim->Key == K; };
+    // (x / y) * y is at most x, also when x / y is picked by a ?: whose
+    // other arm is a constant (h = heads == 1 ? 0 : i / upr; h * upr).
+    for (int I = 0; I < 2; ++I) {
+      const Node *Q = strip(N->op(I)), *D = N->op(1 - I);
+      std::vector<const Node *> Arms;
+      bool Sel = Q && Q->K == Kind::Select;
+      if (Sel)
+        Arms = {strip(Q->op(1)), strip(Q->op(2))};
+      else
+        Arms = {Q};
+      const Bound &DB = of(D);
+      int64_t Hi = 0;
+      bool All = !Arms.empty();
+      for (const Node *Arm : Arms) {
+        if (Sel && Arm && Arm->K == Kind::Const && Arm->Value >= 0) {
+          Hi = std::max(Hi, sat(I128(Arm->Value) * DB.Hi));
+          continue;
+        }
+        if (!Arm || Arm->K != Kind::Div || !same(Arm->op(1), D) || X.Lo < 0 || Y.Lo < 0) {
+          All = false;
+          break;
+        }
+        Hi = std::max(Hi, of(Arm->op(0)).Hi);
+      }
+      if (All && Hi < R.Hi) {
+        R.Hi = Hi;
+        R.Exact = of(N->op(I)).Exact;
+      }
+    }
+    // Likewise all heads of a token: heads times head dim is at most the
+    // hidden size (the envelope's largest heads and largest head dim never
+    // come in one model).
+    if ((Is(X, "Heads") && Is(Y, "HeadDim")) || (Is(X, "HeadDim") && Is(Y, "Heads"))) {
+      const Dimension &Hd = *E.byKey("Hidden");
+      R.Hi = std::min(R.Hi, E.bound(Hd, Beyond));
+      R.Dim = &Hd;
+      R.Why = "'" + N->Text + "': heads times head dim, all heads of a token (Envelope.Hidden = " +
+              withCommas(E.bound(Hd, Beyond)) + ")";
+    }
     if ((Is(X, "KvPages") && Is(Y, "BlockSize")) || (Is(X, "BlockSize") && Is(Y, "KvPages"))) {
       const Dimension &S = *E.byKey("KvSlots");
       R.Hi = std::min(R.Hi, E.bound(S, Beyond));
@@ -395,8 +446,8 @@ Bound Bounds::compute(const Node *N) {
     if (Y.Lo >= 1) // a positive divisor never makes a value larger
       return derived(X, Y, X.Lo >= 0 ? X.Lo / Y.Hi : X.Lo / Y.Lo,
                      X.Hi >= 0 ? X.Hi / Y.Lo : X.Hi / Y.Hi);
-    Bound R = X;
-    R.Lo = std::min(X.Lo, -X.Hi);
+    Bound R = X; // a divisor that may be 0 or negative: |x / y| <= |x|
+    R.Lo = X.Lo >= 0 && Y.Lo >= 0 ? 0 : std::min(X.Lo, -X.Hi);
     R.Hi = std::max(X.Hi, -X.Lo);
     return R;
   }

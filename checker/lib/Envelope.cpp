@@ -31,7 +31,7 @@ const DimSpec Specs[] = {
     {"Layers", 128, "layer", "Llama 3.1 405B: 126 layers"},
     {"HeadDim", 576,
      "head_?(dim|size)|headdim|^d_?head$|^hd$|^d_?[kv]$|^qk_?dim|rope_?dim|kv_?lora|lora_?rank|"
-     "^d_?rounded$",
+     "^d_?rounded$|^[KV]$",
      "MLA: 512 latent + 64 rope dimensions (DeepSeek V3)"},
     {"Heads", 128,
      "head|^h$|^h_?[qkv]$|^h_?kv$|^nh|^n_?h$|^num_?[qk]?_?heads|^kv_?heads|^q_?heads",
@@ -60,12 +60,13 @@ const DimSpec Specs[] = {
      "131,072 tokens in one step (a long prefill without chunking)"},
     // Defaults for values that no fact and no name bounds. Their name
     // patterns match nothing unless a user sets one.
-    {"Loaded", 4194304, "$^",
-     "an index loaded from a table no name explains: at most the largest pool (KvSlots)"},
+    {"Loaded", 131072, "$^",
+     "an index loaded from a table no name explains: a token, row or chunk index (KV tables "
+     "are named: block tables, slot mappings, kv indices)"},
     {"Grid", 65536, "$^",
      "a launch index whose grid the launcher does not show: a program per token of a "
      "64k-token step, or per row"},
-    {"Constexpr", 4096, "$^",
+    {"Constexpr", 1024, "$^",
      "a compile-time constant of unknown value (a tile size, a template parameter)"},
     {"Unknown", 32768, "$^",
      "a parameter, member or call result that no fact and no name bounds: two such values "
