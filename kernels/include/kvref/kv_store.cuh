@@ -125,18 +125,26 @@ KVREF_DEVICE inline int64_t load_early(const int64_t* p) {
 }
 #endif
 
+// 64-bit division of a slot by the page size (slots at or past 2^32, or page size 1), out of
+// line.
+KVREF_DEVICE inline KVREF_NOINLINE int64_t slot_page_wide(int64_t slot, int64_t page_size) {
+  int64_t page;
+  int64_t in_page;
+  divmod(slot, page_size, page, in_page);
+  return page;
+}
+
 // Offset of token `slot`'s entry in a cache, or -1 when the slot is skipped (pad or past the
 // last page).  Slots below 2^32 divide by the page size with one multiply-high.
 KVREF_DEVICE inline int64_t slot_destination(const ScatterParams& p, int64_t slot) {
   if (slot < 0 || slot >= p.num_slots) return -1;
   int64_t page;
-  int64_t in_page;
   if (p.page_magic != 0 && static_cast<uint64_t>(slot) <= 0xffffffffull) {
     page = static_cast<int64_t>(mulhi64(p.page_magic, static_cast<uint64_t>(slot)));
-    in_page = slot - page * p.page_size;
   } else {
-    divmod(slot, p.page_size, page, in_page);
+    page = slot_page_wide(slot, p.page_size);
   }
+  const int64_t in_page = slot - page * p.page_size;
   return page_offset(page, p.dst_page_stride) + page_offset(in_page, p.dst_slot_stride);
 }
 
@@ -286,10 +294,21 @@ KVREF_DEVICE inline void unit_floats(const uint32_t* w, float (&x)[8]) {
 // or whose quotient overflows, take the reference path.  Checked against the reference for
 // every bf16 and f16 value and 2^20 random f32 values at ten scales on the GPU
 // (kvref_gpu_tests), and for 3,000 random scales on the host during development.
-KVREF_DEVICE inline Vec8 quantize_unit(const float (&x)[8], const Fp8Scale& s) {
+// The reference conversion of a unit (IEEE division), out of line on the GPU (arguments by
+// value: they travel in registers).
+KVREF_DEVICE inline KVREF_NOINLINE Vec8 quantize_unit_reference(float x0, float x1, float x2, float x3,
+                                                               float x4, float x5, float x6, float x7,
+                                                               float scale) {
+  Fp8Scale s;
+  s.scale = scale;
+  s.inv = 0.0f;
   Vec8 o;
-  o.x = 0;
-  o.y = 0;
+  o.x = quantize_fp8_x2(x0, x1, s) | (quantize_fp8_x2(x2, x3, s) << 16);
+  o.y = quantize_fp8_x2(x4, x5, s) | (quantize_fp8_x2(x6, x7, s) << 16);
+  return o;
+}
+
+KVREF_DEVICE inline Vec8 quantize_unit(const float (&x)[8], const Fp8Scale& s) {
 #if defined(KVREF_CUDA) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 890
   if (s.inv != 0.0f) {
     float q[8];
@@ -302,6 +321,9 @@ KVREF_DEVICE inline Vec8 quantize_unit(const float (&x)[8], const Fp8Scale& s) {
       special = special || (float_bits(q[e]) & 0x7fffffffu) >= 0x7f800000u;
     }
     if (!special) {
+      Vec8 o;
+      o.x = 0;
+      o.y = 0;
 #pragma unroll
       for (int e = 0; e < 4; e += 2) {
         unsigned short lo, hi;
@@ -314,12 +336,7 @@ KVREF_DEVICE inline Vec8 quantize_unit(const float (&x)[8], const Fp8Scale& s) {
     }
   }
 #endif
-#pragma unroll
-  for (int e = 0; e < 4; e += 2) {
-    o.x |= quantize_fp8_x2(x[e], x[e + 1], s) << (8 * e);
-    o.y |= quantize_fp8_x2(x[e + 4], x[e + 5], s) << (8 * e);
-  }
-  return o;
+  return quantize_unit_reference(x[0], x[1], x[2], x[3], x[4], x[5], x[6], x[7], s.scale);
 }
 
 // Quantising K/V store to an fp8 e4m3 cache, 8 elements per unit (16-byte aligned sources,
