@@ -14,8 +14,8 @@
 #                                                store and V2 slot mapping against kvref
 #   KVREF_PEER_FLASHINFER=<FlashInfer checkout>  kernels/bench/flashinfer_peer.cu, compiled here
 #                                                against its include/: AppendPagedKVCache vs kvref
-# KVREF_BENCH_ARGS is passed to kvref_bench (e.g. --explore).  KVREF_SKIP_TESTS=1 skips the GPU tests and memcheck, KVREF_SKIP_MEMCHECK=1 memcheck alone
-# (benchmark-only reruns).
+# KVREF_BENCH_ARGS is passed to kvref_bench (e.g. --explore).  KVREF_SKIP_TESTS=1 skips the
+# GPU tests and memcheck, KVREF_SKIP_MEMCHECK=1 memcheck alone (benchmark-only reruns).
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 K=$ROOT/kernels

@@ -4,13 +4,13 @@
 // store) are copied from src + t * src_token_stride + h * src_head_stride to
 //   dst + page_offset(page, dst_page_stride) + in_page * dst_slot_stride + h * dst_head_stride
 // with page = slot / page_size, in_page = slot % page_size (all strides in bytes, all offsets
-// 64-bit).  A group of 2^lanes_log2 threads handles one token, K and V together (one launch):
-// each thread issues its loads - the slot and up to kStoreVectors independent 16-byte (or
-// narrower, by alignment) vectors of K and V at once - before its first store, so a token waits
-// for one memory round trip, not two.  The host picks the group size and the tokens per CTA
-// (src/plan.h): for decode-sized batches one vector per thread and at most a few tokens per
-// CTA, so that the batch spreads over all SMs; for prefill-sized batches up to kStoreVectors
-// per thread and 256-thread CTAs.
+// 64-bit).  One launch stores K and V; a group of 2^lanes_log2 threads handles one token.  Each
+// thread issues its loads - the slot, the fp8 scales and its 16-byte (or narrower, by
+// alignment) source vectors - before its first store, so a token waits for one memory round
+// trip, not two.  The host picks the kernel variant (unroll; K and V in one thread or in
+// separate CTAs by blockIdx.y), the group size and the tokens per CTA (src/plan.h): decode-sized
+// batches one vector per thread, spread over the SMs; prefill-sized batches 2-4 vectors per
+// thread in 64/128-thread CTAs.
 #ifndef KVREF_KV_STORE_CUH
 #define KVREF_KV_STORE_CUH
 
@@ -20,8 +20,8 @@
 
 namespace kvref {
 
-constexpr int kStoreThreads = 256;
-// Independent vectors a thread has in flight per iteration, over all tensors (K and V: 4 each).
+constexpr int kStoreThreads = 256;  // the most threads per CTA the plan uses
+// Default unroll: independent vectors a thread has in flight per iteration over all tensors.
 constexpr int kStoreVectors = 8;
 
 struct alignas(16) Vec16 {
