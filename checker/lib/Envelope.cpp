@@ -31,10 +31,11 @@ const DimSpec Specs[] = {
     {"Layers", 128, "layer", "Llama 3.1 405B: 126 layers"},
     {"HeadDim", 576,
      "head_?(dim|size)|headdim|^d_?head$|^hd$|^d_?[kv]$|^qk_?dim|rope_?dim|kv_?lora|lora_?rank|"
-     "^d_?rounded$|^[KV]$",
+     "^d_?rounded$|^[KV]$|d_?state|state_?dim",
      "MLA: 512 latent + 64 rope dimensions (DeepSeek V3)"},
     {"Heads", 128,
-     "head|^h$|^h_?[qkv]$|^h_?kv$|^nh|^n_?h$|^num_?[qk]?_?heads|^kv_?heads|^q_?heads",
+     "head|^h$|^h_?[qkv]$|^h_?kv$|^nh|^n_?h$|^num_?[qk]?_?heads|^kv_?heads|^q_?heads|"
+     "^(pid|i|idx|off)_?h[qkv]?$",
      "DeepSeek V3/R1: 128 query heads"},
     {"Hidden", 16384, "hidden|d_?model|model_?dim|n_?embd|embed_?dim|^dim$",
      "Llama 3.1 405B: hidden size 16,384"},
@@ -68,9 +69,9 @@ const DimSpec Specs[] = {
      "64k-token step, or per row"},
     {"Constexpr", 1024, "$^",
      "a compile-time constant of unknown value (a tile size, a template parameter)"},
-    {"Unknown", 32768, "$^",
+    {"Unknown", 8192, "$^",
      "a parameter, member or call result that no fact and no name bounds: two such values "
-     "multiply without wrapping, three do not"},
+     "times a warp's 32 lanes still fit, three such values do not"},
 };
 
 bool parseInt(const std::string &S, int64_t &V) {

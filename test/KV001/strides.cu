@@ -69,7 +69,7 @@ __global__ void store_member64(float *cache, const int *page_table, CacheParams 
 template <int kPageSize, int kHeadDim>
 __global__ void store_template(float *cache, const int *page_table) {
   int page = page_table[blockIdx.x];
-  // CHECK: strides.cu:[[@LINE+1]]:9: warning: 32-bit signed product 'page * kPageSize * kHeadDim' is used as a memory offset and wraps past 2^31: 'page * kPageSize' <= 4,194,304 ('page_table' is an entry of a table named like it: Envelope.KvPages = 4,194,303, times the page size: a slot (Envelope.KvSlots = 4,194,304)) times 'kHeadDim' <= 576 ('kHeadDim' is named like it: Envelope.HeadDim = 576); widen 'page' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+  // CHECK: strides.cu:[[@LINE+1]]:9: warning: 32-bit signed product 'page * kPageSize * kHeadDim' is used as a memory offset and wraps past 2^31: 'page * kPageSize' <= 4,194,304 ('page * kPageSize' spans KvSlots (KvPages x BlockSize <= Envelope.KvSlots) = 4,194,304) times 'kHeadDim' <= 576 ('kHeadDim' is named like it: Envelope.HeadDim = 576); widen 'page' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
   cache[page * kPageSize * kHeadDim + threadIdx.x] = 0.f;
 }
 
