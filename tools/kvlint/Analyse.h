@@ -1,0 +1,44 @@
+//===- Analyse.h - one file through a frontend and the rules ----*- C++ -*-===//
+#ifndef KVLINT_TOOLS_ANALYSE_H
+#define KVLINT_TOOLS_ANALYSE_H
+
+#include "CompileDb.h"
+#include "kvlint/IR.h"
+#include "kvlint/Report.h"
+#include "kvlint/Rule.h"
+
+#include <memory>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace kvlint {
+
+struct FileResult {
+  std::vector<Finding> Findings;
+  std::vector<FileNote> Notes;
+  std::string DumpText;
+  unsigned Functions = 0;
+  bool Analysed = false;
+  bool Failed = false;
+};
+
+/// What analysing one file needs besides its path.
+struct AnalyseInput {
+  const Options *Opts = nullptr; ///< frontend options (triton.UnknownLoadBits)
+  const std::vector<std::unique_ptr<Rule>> *Rules = nullptr;
+  const DbFlags *Db = nullptr;
+  std::vector<std::string> Extra; ///< flags after `--`
+  bool DumpIR = false;
+};
+
+/// Reads Path, lowers it with its frontend, runs the rules, keeps the
+/// findings in the file itself that no comment suppresses.
+FileResult analyseFile(const std::string &Path, const AnalyseInput &In);
+
+/// --dump-ir's text for one function.
+void dumpFunction(const Function &F, std::ostream &OS);
+
+} // namespace kvlint
+
+#endif

@@ -1,0 +1,42 @@
+//===- Args.h - kvlint's command-line flags ---------------------*- C++ -*-===//
+//
+// Every flag lives in one table (Args.cpp): a new flag is one row there, one
+// field here, and one line in --help, which is generated from the table.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KVLINT_TOOLS_ARGS_H
+#define KVLINT_TOOLS_ARGS_H
+
+#include "kvlint/Rule.h"
+
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+namespace kvlint {
+
+/// What the command line asked for.
+struct CliOptions {
+  std::vector<std::string> Inputs;
+  std::vector<std::string> Extra; ///< after `--`
+  std::vector<std::string> Checks = {"all"};
+  std::vector<std::string> Excludes;
+  Options Opts; ///< --option and --config
+  std::string Format = "text";
+  std::string DbDir;
+  unsigned Jobs = 0;
+  unsigned ShardI = 0, ShardN = 1;
+  bool Fix = false, ListRules = false, DumpIR = false, Verbose = false;
+};
+
+/// Parses Args into C. Returns -1 to go on, or an exit status to stop with
+/// (0 after --help/--version, 2 on a usage error, reported on Err).
+int parseArgs(const std::vector<std::string> &Args, CliOptions &C, std::ostream &Out,
+              std::ostream &Err);
+
+/// The --help text, generated from the flag table.
+std::string usageText();
+
+} // namespace kvlint
+
+#endif
