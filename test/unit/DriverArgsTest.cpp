@@ -69,15 +69,18 @@ TEST(Args, SwitchesAndOptions) {
   EXPECT_TRUE(C.Fix);
   EXPECT_TRUE(C.Verbose);
   EXPECT_TRUE(C.DumpIR);
-  EXPECT_EQ(C.Checks, (std::vector<std::string>{"KV001", "-KV002"}));
-  EXPECT_EQ(C.Opts.get("kvlint-x.Y", ""), "a=b");
+  ASSERT_EQ(C.Overrides.size(), 2u);
+  EXPECT_EQ(*C.Overrides[0].Checks, (std::vector<std::string>{"KV001", "-KV002"}));
+  EXPECT_EQ(C.Overrides[1].Options[0],
+            (std::pair<std::string, std::string>{"kvlint-x.Y", "a=b"}));
 }
 
 TEST(Args, UsageErrorsExitTwo) {
   std::string Err;
   for (std::vector<std::string> Bad :
        {std::vector<std::string>{"--format=xml"}, {"--shard=3/3"}, {"--shard=x"}, {"-j", "many"},
-        {"--option=novalue"}, {"--bogus"}, {"--format"}}) {
+        {"--option=novalue"}, {"--bogus"}, {"--format"}, {"--diff="},
+        {"--config=/nonexistent/kvlint.yaml"}}) {
     CliOptions C;
     EXPECT_EQ(parse(Bad, C, &Err), 2) << Bad[0];
     EXPECT_NE(Err.find("kvlint: error: "), std::string::npos) << Bad[0];

@@ -61,6 +61,7 @@ FileResult analyseFile(const std::string &Path, const AnalyseInput &In) {
     LF = lowerTritonSource(Path, Src, *In.Opts);
 #else
     R.Notes.push_back({Path, "Triton frontend not built; file skipped", false});
+    R.Skipped = true;
     return R;
 #endif
   } else {
@@ -69,7 +70,8 @@ FileResult analyseFile(const std::string &Path, const AnalyseInput &In) {
     CI.Lang = clangLanguageFor(Path, Src);
     if (const std::vector<std::string> *Flags = In.Db ? In.Db->find(Path) : nullptr)
       CI.DbArgs = *Flags;
-    CI.ExtraArgs = In.Extra;
+    if (In.Extra)
+      CI.ExtraArgs = *In.Extra;
     CI.HostPass = CI.Lang != Language::Cpp &&
                   (Src.find("__CUDA_ARCH__") != std::string::npos ||
                    Src.find("__HIP_DEVICE_COMPILE__") != std::string::npos);

@@ -20,6 +20,7 @@ struct FileResult {
   std::string DumpText;
   unsigned Functions = 0;
   bool Analysed = false;
+  bool Skipped = false; ///< deliberately not analysed (no Triton frontend)
   bool Failed = false;
 };
 
@@ -28,7 +29,7 @@ struct AnalyseInput {
   const Options *Opts = nullptr; ///< frontend options (triton.UnknownLoadBits)
   const std::vector<std::unique_ptr<Rule>> *Rules = nullptr;
   const DbFlags *Db = nullptr;
-  std::vector<std::string> Extra; ///< flags after `--`
+  const std::vector<std::string> *Extra = nullptr; ///< flags after `--`
   bool DumpIR = false;
 };
 

@@ -37,16 +37,21 @@ const std::vector<Flag> &flags() {
        "rules to run: codes, check names or globs, '-' to\n"
        "disable (default: all); e.g. --checks=KV001",
        [](CliOptions &C, const std::string &V) -> std::string {
-         C.Checks = splitList(V);
+         ConfigFile F;
+         F.Path = "--checks";
+         F.Checks = splitList(V);
+         C.Overrides.push_back(F);
          return "";
        }},
       {{"--config"}, "FILE",
-       "options file: lines 'checks: LIST' and\n"
-       "'<check>.<Option>: value' (clang-tidy's keys)",
+       "options file over the discovered ones: 'Checks: LIST',\n"
+       "'<check>.<Option>: value', CheckOptions, Exclude, ...",
        [](CliOptions &C, const std::string &V) -> std::string {
          std::string Err;
-         if (!readConfig(V, C.Checks, C.Opts, Err))
+         ConfigFile F;
+         if (!readConfigFile(V, ConfigKind::Kvlint, F, Err))
            return Err;
+         C.Overrides.push_back(F);
          return "";
        }},
       {{"--option"}, "KEY=VALUE",
@@ -56,7 +61,10 @@ const std::vector<Flag> &flags() {
          size_t Eq = V.find('=');
          if (Eq == std::string::npos)
            return "--option wants KEY=VALUE, got '" + V + "'";
-         C.Opts.set(V.substr(0, Eq), V.substr(Eq + 1));
+         ConfigFile F;
+         F.Path = "--option";
+         F.Options.emplace_back(V.substr(0, Eq), V.substr(Eq + 1));
+         C.Overrides.push_back(F);
          return "";
        }},
       {{"-p"}, "DIR",
@@ -92,6 +100,26 @@ const std::vector<Flag> &flags() {
       {{"--exclude"}, "SUBSTR", "skip paths containing SUBSTR (repeatable)",
        [](CliOptions &C, const std::string &V) -> std::string {
          C.Excludes.push_back(V);
+         return "";
+       }},
+      {{"--baseline"}, "FILE", "report only findings not recorded in FILE",
+       [](CliOptions &C, const std::string &V) -> std::string {
+         C.Baseline = V;
+         return "";
+       }},
+      {{"--write-baseline"}, "FILE",
+       "record every finding of this scan in FILE (exit 0)",
+       [](CliOptions &C, const std::string &V) -> std::string {
+         C.WriteBaseline = V;
+         return "";
+       }},
+      {{"--diff"}, "REF|-",
+       "report only findings on lines changed since git REF\n"
+       "(runs 'git diff -U0 REF'), or in a unified diff on stdin",
+       [](CliOptions &C, const std::string &V) -> std::string {
+         if (V.empty())
+           return "--diff wants a git revision or '-'";
+         C.Diff = V;
          return "";
        }},
       {{"--fix"}, "", "apply fix-its in place (atomically, per file)",

@@ -7,6 +7,7 @@
 #ifndef KVLINT_TOOLS_ARGS_H
 #define KVLINT_TOOLS_ARGS_H
 
+#include "Config.h"
 #include "kvlint/Rule.h"
 
 #include <iosfwd>
@@ -19,9 +20,13 @@ namespace kvlint {
 struct CliOptions {
   std::vector<std::string> Inputs;
   std::vector<std::string> Extra; ///< after `--`
-  std::vector<std::string> Checks = {"all"};
   std::vector<std::string> Excludes;
-  Options Opts; ///< --option and --config
+  /// --config, --checks and --option in command-line order; they layer over
+  /// the configuration files found beside the scanned files.
+  std::vector<ConfigFile> Overrides;
+  std::string Baseline;      ///< --baseline FILE: report only findings not in it
+  std::string WriteBaseline; ///< --write-baseline FILE
+  std::string Diff;          ///< --diff REF or '-': only findings on changed lines
   std::string Format = "text";
   std::string DbDir;
   unsigned Jobs = 0;

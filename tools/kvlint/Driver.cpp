@@ -1,15 +1,19 @@
 //===- Driver.cpp - the kvlint command line ---------------------------------===//
 //
-// Runs a scan: flags (Args), files (FileWalk), compile databases (CompileDb),
-// per-file analysis on a pool of threads (Analyse), reporting, and --fix
-// (Fixes). It never executes anything from the scanned tree and writes only
+// Runs a scan: flags (Args), files (FileWalk), each file's configuration
+// (Config), compile databases (CompileDb), changed lines (Diff), per-file
+// analysis on a pool of threads (Analyse), the baseline (Baseline),
+// reporting, and --fix (Fixes). It never executes anything from the scanned tree and writes only
 // with --fix.
 //
 //===----------------------------------------------------------------------===//
 #include "Driver.h"
 #include "Analyse.h"
 #include "Args.h"
+#include "Baseline.h"
 #include "CompileDb.h"
+#include "Config.h"
+#include "Diff.h"
 #include "FileWalk.h"
 #include "Fixes.h"
 
@@ -20,6 +24,9 @@
 #include <atomic>
 #include <filesystem>
 #include <iostream>
+#include <map>
+#include <set>
+#include <sstream>
 #include <thread>
 
 namespace fs = std::filesystem;
@@ -64,6 +71,33 @@ bool loadDatabases(const CliOptions &C, DbFlags &Db, std::vector<FileNote> &Note
   return true;
 }
 
+using RuleSet = std::vector<std::unique_ptr<Rule>>;
+
+/// The lines changed per --diff: git in each input's repository, or stdin.
+bool loadDiff(const CliOptions &C, ChangedLines &Out) {
+  std::string Err;
+  if (C.Diff == "-") {
+    std::ostringstream SS;
+    SS << std::cin.rdbuf();
+    if (parseUnifiedDiff(SS.str(), normalPath("."), Out, Err))
+      return true;
+  } else {
+    std::set<std::string> Dirs;
+    for (const std::string &In : C.Inputs) {
+      std::error_code EC;
+      fs::path P = fs::absolute(In, EC);
+      Dirs.insert((fs::is_directory(P, EC) ? P : P.parent_path()).string());
+    }
+    bool Ok = true;
+    for (const std::string &D : Dirs)
+      Ok = Ok && gitDiff(D, C.Diff, Out, Err);
+    if (Ok)
+      return true;
+  }
+  std::cerr << "kvlint: error: " << Err << "\n";
+  return false;
+}
+
 } // namespace
 
 int runDriver(const std::vector<std::string> &Args) {
@@ -71,7 +105,6 @@ int runDriver(const std::vector<std::string> &Args) {
   int Early = parseArgs(Args, C, std::cout, std::cerr);
   if (Early >= 0)
     return Early;
-  auto Rules = makeRules(C.Checks, C.Opts);
   if (C.ListRules) {
     listRules(std::cout);
     return 0;
@@ -80,27 +113,91 @@ int runDriver(const std::vector<std::string> &Args) {
     std::cerr << "kvlint: error: no input files or directories (see --help)\n";
     return 2;
   }
-  if (Rules.empty()) {
-    std::cerr << "kvlint: error: --checks selects no rule (see --list-rules)\n";
-    return 2;
+  {
+    // The command line alone (--checks, --config) must select some rule;
+    // a configuration file may switch rules off for its directory.
+    EffectiveConfig Cli;
+    bool ChecksGiven = false;
+    for (const ConfigFile &F : C.Overrides) {
+      Cli.apply(F);
+      ChecksGiven |= bool(F.Checks);
+    }
+    if (ChecksGiven && makeRules(Cli.Checks, Cli.Opts).empty()) {
+      std::cerr << "kvlint: error: --checks selects no rule (see --list-rules)\n";
+      return 2;
+    }
   }
 
-  std::vector<std::string> Files;
+  std::vector<std::string> Found;
   std::vector<FileNote> Notes;
   for (const std::string &In : C.Inputs)
-    collect(In, C.Excludes, Files, Notes);
-  keepShard(Files, C.ShardI, C.ShardN);
+    collect(In, C.Excludes, Found, Notes);
+  keepShard(Found, C.ShardI, C.ShardN);
+  bool WholeTree = !C.Diff.empty();
+  for (const std::string &In : C.Inputs)
+    WholeTree |= fs::is_directory(In);
+
+  // Each file's configuration: the nearest .clang-tidy, .kvlint.yaml files,
+  // then the command line. Equal configurations share one rule set.
+  ConfigResolver Resolver(C.Overrides);
+  std::map<std::string, std::shared_ptr<const RuleSet>> RuleSets;
+  std::vector<std::string> Files;
+  std::vector<std::shared_ptr<const EffectiveConfig>> Configs;
+  std::vector<const RuleSet *> FileRules;
+  std::set<const EffectiveConfig *> Described;
+  unsigned Skipped = 0;
+  ChangedLines Changed;
+  if (!C.Diff.empty() && !loadDiff(C, Changed))
+    return 2;
+  for (const std::string &F : Found) {
+    std::string Err;
+    auto Cfg = Resolver.forFile(F, Err);
+    if (!Cfg) {
+      std::cerr << "kvlint: error: " << Err << "\n";
+      return 2;
+    }
+    if (excluded(F, Cfg->Exclude) || (!C.Diff.empty() && !Changed.hasFile(F))) {
+      ++Skipped;
+      continue;
+    }
+    std::shared_ptr<const RuleSet> &Set = RuleSets[Cfg->key()];
+    if (!Set)
+      Set = std::make_shared<const RuleSet>(makeRules(Cfg->Checks, Cfg->Opts));
+    if (C.Verbose && !Cfg->Sources.empty() && Described.insert(Cfg.get()).second) {
+      std::string From;
+      for (const std::string &S : Cfg->Sources)
+        From += (From.empty() ? "" : ", ") + S;
+      Notes.push_back({F, "configuration from " + From, false});
+    }
+    Files.push_back(F);
+    Configs.push_back(Cfg);
+    FileRules.push_back(Set.get());
+  }
+
+  // The baseline: --baseline, else the Baseline key of the first input's
+  // .kvlint.yaml. Read before the scan so a bad file costs nothing.
+  std::string BaselinePath = C.Baseline;
+  if (BaselinePath.empty() && C.WriteBaseline.empty()) {
+    std::string Err;
+    fs::path First = fs::absolute(C.Inputs.front());
+    auto Cfg = Resolver.forDir(fs::is_directory(First) ? First.string()
+                                                       : First.parent_path().string(),
+                               Err);
+    if (Cfg)
+      BaselinePath = Cfg->Baseline;
+  }
+  Baseline Known;
+  if (!BaselinePath.empty() && C.WriteBaseline.empty()) {
+    std::string Err;
+    if (!readBaseline(BaselinePath, Known, Err)) {
+      std::cerr << "kvlint: error: " << Err << "\n";
+      return 2;
+    }
+  }
 
   DbFlags Db;
   if (!loadDatabases(C, Db, Notes))
     return 2;
-
-  AnalyseInput AI;
-  AI.Opts = &C.Opts;
-  AI.Rules = &Rules;
-  AI.Db = &Db;
-  AI.Extra = C.Extra;
-  AI.DumpIR = C.DumpIR;
 
   unsigned Jobs = C.Jobs ? C.Jobs : std::max(1u, std::thread::hardware_concurrency());
   Jobs = std::min<unsigned>(Jobs, std::max<size_t>(1, Files.size()));
@@ -108,6 +205,12 @@ int runDriver(const std::vector<std::string> &Args) {
   std::atomic<size_t> Next{0};
   auto Worker = [&] {
     for (size_t I; (I = Next++) < Files.size();) {
+      AnalyseInput AI;
+      AI.Opts = &Configs[I]->Opts;
+      AI.Rules = FileRules[I];
+      AI.Db = &Db;
+      AI.Extra = &C.Extra;
+      AI.DumpIR = C.DumpIR;
       try {
         Results[I] = analyseFile(Files[I], AI);
       } catch (const std::exception &E) {
@@ -132,19 +235,62 @@ int runDriver(const std::vector<std::string> &Args) {
     Sum.FilesAnalysed += R.Analysed;
     Sum.FilesFailed += R.Failed;
     Sum.Functions += R.Functions;
+    Skipped += R.Skipped;
     if (C.DumpIR)
       std::cout << R.DumpText;
   }
   dedupeAndSort(All);
 
   SourceCache Src;
-  if (C.Format == "json")
-    renderJson(All, Notes, Sum, std::cout);
-  else if (C.Format == "sarif")
-    renderSarif(All, Notes, Src, std::cout);
-  else
-    renderText(All, Src, std::cout);
-  std::cout.flush();
+  if (!C.WriteBaseline.empty()) {
+    const std::string &Out = C.WriteBaseline;
+    auto Key = [&](const std::string &F) { return baselineFileKey(Out, F); };
+    auto FPs = fingerprints(All, Src, Key);
+    std::string Err;
+    if (!writeFileAtomically(Out, formatBaseline(All, FPs, Key), Err)) {
+      std::cerr << "kvlint: error: " << Err << "\n";
+      return 2;
+    }
+    std::cerr << "kvlint: wrote " << All.size() << " finding(s) to baseline " << Out << "\n";
+    All.clear();
+  }
+
+  // Only new findings (not in the baseline) on changed lines (--diff).
+  std::vector<std::string> SarifFPs = fingerprints(All, Src);
+  unsigned InBaseline = 0;
+  {
+    std::vector<std::string> BaseFPs;
+    if (!Known.Fingerprints.empty())
+      BaseFPs = fingerprints(All, Src, [&](const std::string &F) {
+        return baselineFileKey(BaselinePath, F);
+      });
+    std::vector<Finding> Kept;
+    std::vector<std::string> KeptFPs;
+    for (size_t I = 0; I < All.size(); ++I) {
+      if (!BaseFPs.empty() && Known.Fingerprints.count(BaseFPs[I])) {
+        ++InBaseline;
+        continue;
+      }
+      const SrcRange &R = All[I].Range;
+      if (!C.Diff.empty() &&
+          !Changed.touches(R.Begin.File, R.Begin.Line, R.End.valid() ? R.End.Line : R.Begin.Line))
+        continue;
+      Kept.push_back(std::move(All[I]));
+      KeptFPs.push_back(SarifFPs[I]);
+    }
+    All.swap(Kept);
+    SarifFPs.swap(KeptFPs);
+  }
+
+  if (C.WriteBaseline.empty()) {
+    if (C.Format == "json")
+      renderJson(All, Notes, Sum, std::cout);
+    else if (C.Format == "sarif")
+      renderSarif(All, Notes, Src, std::cout, &SarifFPs);
+    else
+      renderText(All, Src, std::cout);
+    std::cout.flush();
+  }
 
   // Errors always reach stderr; notes only with -v, plus a one-line summary.
   unsigned Quiet = 0;
@@ -158,6 +304,11 @@ int runDriver(const std::vector<std::string> &Args) {
   if (Quiet && C.Format == "text")
     std::cerr << "kvlint: " << Quiet << " note(s) about missing headers or recovered parse "
               << "errors; run with -v to see them\n";
+  if (WholeTree)
+    std::cerr << "kvlint: " << Sum.FilesAnalysed << " file(s) analysed, " << Skipped
+              << " skipped, " << Sum.FilesFailed << " failed\n";
+  if (InBaseline)
+    std::cerr << "kvlint: " << InBaseline << " finding(s) in the baseline not shown\n";
 
   if (C.Fix && !All.empty() && applyAllFixes(All, std::cerr))
     return 2;
