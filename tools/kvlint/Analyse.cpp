@@ -79,6 +79,21 @@ FileResult analyseFile(const std::string &Path, const AnalyseInput &In) {
   }
   for (const std::string &N : LF.Notes)
     R.Notes.push_back({Path, N, false});
+  // Nothing silent: name what the parser could not read. A function with a
+  // parse error is a note (-v); the parser giving up on the rest of the file
+  // is said always, and -v says why.
+  for (const LoweredFile::Gap &G : LF.Gaps) {
+    if (!G.Function.empty()) {
+      R.Notes.push_back({Path, "function '" + G.Function + "' (line " + std::to_string(G.Line) +
+                                   ") not fully analysed: " + G.Why,
+                         false});
+      continue;
+    }
+    std::string Head = "nothing after line " + std::to_string(G.Line) +
+                       " was analysed: the parser stopped there";
+    R.Notes.push_back({Path, Head + ": " + G.Why, false});
+    R.Loud.push_back({Path, Head + " (-v says why)", false});
+  }
   if (LF.Failed) {
     R.Notes.push_back({Path, "could not be analysed", true});
     R.Failed = true;

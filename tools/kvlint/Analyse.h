@@ -17,6 +17,8 @@ namespace kvlint {
 struct FileResult {
   std::vector<Finding> Findings;
   std::vector<FileNote> Notes;
+  /// Said on stderr even without -v (the full note, with why, is in Notes).
+  std::vector<FileNote> Loud;
   std::string DumpText;
   unsigned Functions = 0;
   bool Analysed = false;

@@ -227,11 +227,13 @@ int runDriver(const std::vector<std::string> &Args) {
     T.join();
 
   std::vector<Finding> All;
+  std::vector<FileNote> Loud;
   RunSummary Sum;
   for (size_t I = 0; I < Files.size(); ++I) {
     FileResult &R = Results[I];
     All.insert(All.end(), R.Findings.begin(), R.Findings.end());
     Notes.insert(Notes.end(), R.Notes.begin(), R.Notes.end());
+    Loud.insert(Loud.end(), R.Loud.begin(), R.Loud.end());
     Sum.FilesAnalysed += R.Analysed;
     Sum.FilesFailed += R.Failed;
     Sum.Functions += R.Functions;
@@ -301,6 +303,9 @@ int runDriver(const std::vector<std::string> &Args) {
     else
       ++Quiet;
   }
+  if (!C.Verbose)
+    for (const FileNote &N : Loud)
+      std::cerr << "kvlint: note: " << N.File << ": " << N.Message << "\n";
   if (Quiet && C.Format == "text")
     std::cerr << "kvlint: " << Quiet << " note(s) about missing headers or recovered parse "
               << "errors; run with -v to see them\n";
