@@ -201,7 +201,6 @@ int parseArgs(const std::vector<std::string> &Args, CliOptions &C, std::ostream 
     }
     const Flag *Hit = nullptr;
     std::string V;
-    bool HasValue = false;
     for (const Flag &F : flags()) {
       for (const char *N : F.Names) {
         std::string Name = N;
@@ -213,12 +212,11 @@ int parseArgs(const std::vector<std::string> &Args, CliOptions &C, std::ostream 
               return 2;
             }
             V = Args[++I];
-            HasValue = true;
           }
         } else if (*F.Value && A.rfind(Name + "=", 0) == 0) {
-          Hit = &F, V = A.substr(Name.size() + 1), HasValue = true;
+          Hit = &F, V = A.substr(Name.size() + 1);
         } else if (*F.Value && Name.size() == 2 && A.size() > 2 && A.rfind(Name, 0) == 0) {
-          Hit = &F, V = A.substr(2), HasValue = true; // -j8, -pbuild
+          Hit = &F, V = A.substr(2); // -j8, -pbuild
         }
         if (Hit)
           break;
@@ -234,7 +232,6 @@ int parseArgs(const std::vector<std::string> &Args, CliOptions &C, std::ostream 
       C.Inputs.push_back(A);
       continue;
     }
-    (void)HasValue;
     std::string Problem = Hit->Do(C, V);
     if (!Problem.empty()) {
       Err << "kvlint: error: " << Problem << "\n";

@@ -179,9 +179,11 @@ bool parseUnifiedDiff(const std::string &Text, const std::string &Root, ChangedL
 
 namespace {
 
-/// Runs git with Args (no shell; Args[4] is the subcommand), capturing
-/// stdout; on failure Err carries what git said.
-bool runGit(const std::vector<std::string> &Args, std::string &Out, std::string &Err) {
+/// Runs `git -c core.fsmonitor=false -C Dir Args...` (no shell), capturing
+/// stdout; on failure Err carries what git said. core.fsmonitor could name a
+/// program in the repository's own config: it is off.
+bool runGit(const std::string &Dir, const std::vector<std::string> &Args, std::string &Out,
+            std::string &Err) {
   int OutP[2], ErrP[2];
   if (pipe(OutP) || pipe(ErrP)) {
     Err = std::string("pipe: ") + std::strerror(errno);
@@ -195,7 +197,7 @@ bool runGit(const std::vector<std::string> &Args, std::string &Out, std::string 
   posix_spawn_file_actions_addclose(&FA, ErrP[0]);
   posix_spawn_file_actions_addopen(&FA, 0, "/dev/null", O_RDONLY, 0);
   std::vector<char *> Argv;
-  std::vector<std::string> Full = {"git"};
+  std::vector<std::string> Full = {"git", "-c", "core.fsmonitor=false", "-C", Dir};
   Full.insert(Full.end(), Args.begin(), Args.end());
   for (std::string &A : Full)
     Argv.push_back(A.data());
@@ -240,7 +242,7 @@ bool runGit(const std::vector<std::string> &Args, std::string &Out, std::string 
   if (!WIFEXITED(Status) || WEXITSTATUS(Status) != 0) {
     while (!ErrText.empty() && (ErrText.back() == '\n' || ErrText.back() == '\r'))
       ErrText.pop_back();
-    Err = "git " + Args[4] + " failed" + (ErrText.empty() ? "" : ": " + ErrText);
+    Err = "git " + Args[0] + " failed" + (ErrText.empty() ? "" : ": " + ErrText);
     return false;
   }
   return true;
@@ -255,16 +257,14 @@ bool gitDiff(const std::string &Dir, const std::string &Ref, ChangedLines &Out,
     return false;
   }
   std::string Root;
-  // core.fsmonitor could name a program in the repository's config: off.
-  if (!runGit({"-c", "core.fsmonitor=false", "-C", Dir, "rev-parse", "--show-toplevel"}, Root,
-              Err))
+  if (!runGit(Dir, {"rev-parse", "--show-toplevel"}, Root, Err))
     return false;
   while (!Root.empty() && (Root.back() == '\n' || Root.back() == '\r'))
     Root.pop_back();
   std::string Text;
-  if (!runGit({"-c", "core.fsmonitor=false", "-C", Root, "diff", "--no-color", "--no-ext-diff",
-               "--no-textconv", "--no-renames", "--src-prefix=a/", "--dst-prefix=b/", "-U0", Ref,
-               "--"},
+  if (!runGit(Root,
+              {"diff", "--no-color", "--no-ext-diff", "--no-textconv", "--no-renames",
+               "--src-prefix=a/", "--dst-prefix=b/", "-U0", Ref, "--"},
               Text, Err))
     return false;
   return parseUnifiedDiff(Text, Root, Out, Err);
