@@ -19,7 +19,10 @@ namespace kvlint {
 
 std::string normalPath(const std::string &P) {
   std::error_code EC;
-  return fs::absolute(fs::path(P), EC).lexically_normal().string();
+  fs::path Abs = fs::absolute(fs::path(P), EC).lexically_normal();
+  // Symlinks resolved: git names the repository by its real path.
+  fs::path Real = fs::weakly_canonical(Abs, EC);
+  return (EC ? Abs : Real).string();
 }
 
 bool ChangedLines::hasFile(const std::string &Path) const {

@@ -16,7 +16,7 @@
 
 namespace kvlint {
 
-/// New-side line ranges [first, last] per file (absolute, normalised paths).
+/// New-side line ranges [first, last] per file (paths as normalPath gives).
 struct ChangedLines {
   std::map<std::string, std::vector<std::pair<unsigned, unsigned>>> ByFile;
   bool hasFile(const std::string &Path) const;
@@ -33,7 +33,7 @@ bool parseUnifiedDiff(const std::string &Text, const std::string &Root, ChangedL
 bool gitDiff(const std::string &Dir, const std::string &Ref, ChangedLines &Out,
              std::string &Err);
 
-/// Absolute and lexically normal: how ChangedLines spells paths.
+/// Absolute, symlinks resolved: how ChangedLines spells paths.
 std::string normalPath(const std::string &P);
 
 } // namespace kvlint
