@@ -261,11 +261,15 @@ private:
   // --- parameters and calls (Calls.cpp) -----------------------------------
   void bindParams(TSNode Def, const std::vector<Val> *Pos,
                   const std::map<std::string, Val> *Kw, Env &Out);
+  IntTy annotatedType(TSNode TypeN) const;
   Args lowerArgs(TSNode ArgList);
   const Node *nodeArg(const Args &A, size_t I, const char *Name, TSNode At);
   Val cast(const Val &V, const Val *To, TSNode At);
   const Node *blockOffset(const Val &Offs, const std::vector<const Node *> &Strides,
                           const std::vector<TSNode> &OffNs, TSNode At);
+  const Node *widenCoord(const Node *N, unsigned Depth,
+                         std::unordered_map<const Node *, const Node *> &Memo);
+  Val widenCoords(const Val &V);
   std::vector<TSNode> tupleNodes(TSNode N);
   Val call(TSNode E);
   Val memoryRead(const Val &From, TSNode E);

@@ -62,6 +62,18 @@ const Node *lastAddr(const LoweredFile &LF) {
   return F.Accesses.empty() ? nullptr : F.Accesses.back().Addr;
 }
 
+/// Like dump(), but expands through Vars (for failure messages).
+std::string deep(const Node *N, unsigned D = 0) {
+  if (!N) return "null";
+  if (D > 30) return "...";
+  std::string S = "(" + std::string(kindName(N->K)) + ":" +
+                  (N->Ty.Pointer ? "ptr" : (N->Ty.Signed ? "i" : "u") + std::to_string(N->Ty.Bits));
+  if (N->K == Kind::Const) S += " " + std::to_string(N->Value);
+  if (!N->Name.empty()) S += " " + N->Name;
+  for (const Node *O : N->Ops) S += " " + deep(O, D + 1);
+  return S + ")";
+}
+
 } // namespace
 
 TEST(TritonLowering, ProgramIdAndArangeAreInt32) {
@@ -225,14 +237,94 @@ TEST(TritonLowering, BlockPointersUseInt64Strides) {
   const Node *Wide = find(A, [](const Node *N) {
     return N->K == Kind::Mul && N->Ty.Bits == 64 && N->op(1)->K == Kind::Cast;
   });
-  ASSERT_TRUE(Wide);
-  EXPECT_EQ(Wide->op(0)->K, Kind::Mul);
-  EXPECT_TRUE(isTy(Wide->op(0)->Ty, 32, true)) << "page * 64 is computed in int32 first";
+  ASSERT_TRUE(Wide) << deep(A);
+  EXPECT_EQ(Wide->op(0)->K, Kind::Mul) << deep(A);
+  EXPECT_TRUE(isTy(Wide->op(0)->Ty, 64, true))
+      << "block-pointer offsets are 64-bit coordinates: " << deep(A);
   // tl.advance adds 16 * stride; the loop carries bp through a Phi.
   EXPECT_TRUE(findKind(A, Kind::Phi));
   EXPECT_TRUE(find(A, [](const Node *N) {
     return N->K == Kind::Mul && N->op(0)->K == Kind::Const && N->op(0)->Value == 16;
   }));
+}
+
+TEST(TritonLowering, AnnotatedParamsAreTyped) {
+  auto LF = lower("@triton.jit\ndef k(p, a: tl.int64, b: tl.uint64, c: 'tl.int64', d: \"tl.uint32\",\n"
+                  "      e: int, f: tl.float32, g: tl.constexpr):\n"
+                  "    i = tl.program_id(0)\n"
+                  "    tl.store(p + i * a, 0)\n"
+                  "    tl.store(p + i * b, 0)\n"
+                  "    tl.store(p + i * c, 0)\n"
+                  "    tl.store(p + i * d, 0)\n"
+                  "    tl.store(p + i * e + f + g, 0)\n");
+  const Function &F = only(LF);
+  ASSERT_EQ(F.Accesses.size(), 5u);
+  auto ParamTy = [&](size_t I, const char *N) {
+    const Node *P = findNamed(F.Accesses[I].Addr, Kind::Param, N);
+    EXPECT_TRUE(P) << N;
+    return P ? P->Ty : IntTy();
+  };
+  EXPECT_TRUE(isTy(ParamTy(0, "a"), 64, true));
+  EXPECT_TRUE(isTy(ParamTy(1, "b"), 64, false));
+  EXPECT_TRUE(isTy(ParamTy(2, "c"), 64, true)) << "a string annotation";
+  EXPECT_TRUE(isTy(ParamTy(3, "d"), 32, false));
+  EXPECT_TRUE(isTy(ParamTy(4, "e"), 32, true)) << "a Python int is an int32 scalar";
+  EXPECT_TRUE(isTy(ParamTy(4, "f"), 32, true)) << "floats keep the default";
+  EXPECT_TRUE(isTy(findKind(F.Accesses[0].Addr, Kind::Mul)->Ty, 64, true)) << "i32 * i64 is i64";
+  EXPECT_TRUE(isTy(findKind(F.Accesses[1].Addr, Kind::Mul)->Ty, 64, false));
+  EXPECT_TRUE(isTy(findKind(F.Accesses[3].Addr, Kind::Mul)->Ty, 32, false));
+  EXPECT_TRUE(isTy(findKind(F.Accesses[4].Addr, Kind::Mul)->Ty, 32, true));
+}
+
+TEST(TritonLowering, BlockPointerCoordinatesAre64BitBaseIsNot) {
+  auto LF = lower("@triton.jit\ndef k(o, x, n, i_n, s_n, stride, BT: tl.constexpr):\n"
+                  "    i_t = tl.program_id(0)\n"
+                  "    row = i_t * BT\n"
+                  "    if n > 4:\n"
+                  "        row = row + BT\n"
+                  "    bp = tl.make_block_ptr(x + i_n * s_n, (n, 64), (stride, 1), (row - 1, 0), (16, 64), (1, 0))\n"
+                  "    bp = tl.advance(bp, (i_t * BT, 0))\n"
+                  "    tl.store(bp, 0)\n"
+                  "    tl.store(o + row, 0)\n");
+  const Function &F = only(LF);
+  ASSERT_EQ(F.Accesses.size(), 2u);
+  const Node *A = F.Accesses[0].Addr;
+  // Every product that multiplies the program id is 64-bit in the block
+  // pointer; the base's i_n * s_n stays as written.
+  for (const Node *N : all(A)) {
+    if (N->K != Kind::Mul) continue;
+    if (findNamed(N, Kind::Param, "i_n")) {
+      EXPECT_TRUE(isTy(N->Ty, 32, true)) << "base arithmetic is checked as written";
+      continue;
+    }
+    EXPECT_TRUE(isTy(N->Ty, 64, true)) << deep(N);
+  }
+  EXPECT_TRUE(find(A, [](const Node *N) {
+    return N->K == Kind::Sub && isTy(N->Ty, 64, true) && N->op(0)->K == Kind::Var &&
+           isTy(N->op(0)->Ty, 64, true) && N->op(0)->Name == "row";
+  })) << "the local holding the coordinate is widened with it: " << deep(A);
+  // The same local used in a plain pointer is still a 32-bit product.
+  const Node *Plain = findKind(F.Accesses[1].Addr, Kind::Mul);
+  ASSERT_TRUE(Plain) << deep(F.Accesses[1].Addr);
+  EXPECT_TRUE(isTy(Plain->Ty, 32, true));
+}
+
+TEST(TritonLowering, DescriptorCoordinatesDoNotLeak) {
+  // Descriptor accesses read through the descriptor: no pointer access is
+  // recorded, and their 64-bit coordinates leave the locals as written.
+  auto LF = lower("@triton.jit\ndef k(o, x, T, H: tl.constexpr, BT: tl.constexpr):\n"
+                  "    i_t = tl.program_id(0)\n"
+                  "    r = i_t * BT\n"
+                  "    desc = tl.make_tensor_descriptor(x, [T, BT], [H * BT, 1], [16, 16])\n"
+                  "    v = desc.load([r, 0])\n"
+                  "    desc.store([r + 16, 0], v)\n"
+                  "    w = tl.load_tensor_descriptor(desc, [r, 0])\n"
+                  "    tl.store(o + r, w)\n");
+  const Function &F = only(LF);
+  ASSERT_EQ(F.Accesses.size(), 1u);
+  const Node *Mul = findKind(F.Accesses[0].Addr, Kind::Mul);
+  ASSERT_TRUE(Mul);
+  EXPECT_TRUE(isTy(Mul->Ty, 32, true));
 }
 
 TEST(TritonLowering, LoopCarriedPointer) {

