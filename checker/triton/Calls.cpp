@@ -68,6 +68,17 @@ void FnLowerer::bindParams(TSNode Def, const std::vector<Val> *Pos,
       N = mk(Kind::Param, Annot.known() && !Annot.Bool ? Annot : i32(), NameN);
     }
     N->Name = Name;
+    if (Launch && !Pos && !Kw) {
+      // What every launch site passes (entry only: an inlined helper's
+      // parameters are the caller's values, which carry the caller's facts).
+      if (N->Ty.Pointer) {
+        auto E = Launch->Elem.find(Name);
+        if (E != Launch->Elem.end()) PtrElem[N] = E->second;
+      } else if (N->K == Kind::Param || N->K == Kind::Symbolic) {
+        auto H = Launch->Params.find(Name);
+        if (H != Launch->Params.end()) N->Hint = H->second;
+      }
+    }
     Out[Name] = Val::leaf(N);
   }
 }
@@ -263,6 +274,7 @@ Val FnLowerer::call(TSNode E) {
     const Node *AxN = nodeArg(A, 0, "axis", E);
     if (AxN) constOf(AxN, Ax);
     N->Name = "program_id(" + std::to_string(Ax) + ")";
+    if (Launch && Ax >= 0 && Ax < 3) N->Hint = Launch->Axis[Ax]; // the launcher's grid
     return Val::node(N);
   }
   if (B == "num_programs") {
