@@ -45,6 +45,10 @@ struct Rng {
   int64_t Lo = 0, Hi = 0;
 };
 
+/// The upper end of a range known only from below (next_power_of_2 of an
+/// unknown). Intermediate results may carry it; facts never do.
+constexpr int64_t Unbounded = int64_t(1) << 62;
+
 bool fits(__int128 V) { return V >= INT64_MIN && V <= INT64_MAX; }
 
 TSNode stripParens(TSNode N) {
@@ -141,6 +145,7 @@ private:
   // --- evaluation -----------------------------------------------------------
   bool budget() { return ++Work <= MaxEvalWork; }
   bool constRange(TSNode E, const Scope *S, Rng &R, unsigned D);
+  bool constRangeImpl(TSNode E, const Scope *S, Rng &R, unsigned D);
   std::string valueName(TSNode E, const Scope *S, unsigned D);
   bool shapeIndex(TSNode E, std::string &Obj, int64_t &Idx);
   IntTy torchDtype(TSNode E);
@@ -355,6 +360,12 @@ bool Launcher::shapeIndex(TSNode E, std::string &Obj, int64_t &Idx) {
 }
 
 bool Launcher::constRange(TSNode E, const Scope *S, Rng &R, unsigned D) {
+  if (!constRangeImpl(E, S, R, D)) return false;
+  // Only the top level judges: inner levels may carry the open end.
+  return D > 0 || (R.Hi < Unbounded && R.Lo > -Unbounded);
+}
+
+bool Launcher::constRangeImpl(TSNode E, const Scope *S, Rng &R, unsigned D) {
   if (D > MaxEvalDepth || !budget()) return false;
   E = stripParens(E);
   if (is(E, "integer")) {
@@ -377,8 +388,17 @@ bool Launcher::constRange(TSNode E, const Scope *S, Rng &R, unsigned D) {
     if (!constRange(field(E, "left"), S, A, D + 1) || !constRange(field(E, "right"), S, B, D + 1))
       return false;
     __int128 C[4];
-    if (Op == "+") { R = {0, 0}; if (!fits((__int128)A.Lo + B.Lo) || !fits((__int128)A.Hi + B.Hi)) return false; R = {A.Lo + B.Lo, A.Hi + B.Hi}; return true; }
-    if (Op == "-") { if (!fits((__int128)A.Lo - B.Hi) || !fits((__int128)A.Hi - B.Lo)) return false; R = {A.Lo - B.Hi, A.Hi - B.Lo}; return true; }
+    if (Op == "+") {
+      if (!fits((__int128)A.Lo + B.Lo) || !fits((__int128)A.Hi + B.Hi)) return false;
+      R = {A.Lo + B.Lo, A.Hi + B.Hi};
+      return true;
+    }
+    if (Op == "-") {
+      if (!fits((__int128)A.Lo - B.Hi) || !fits((__int128)A.Hi - B.Lo)) return false;
+      R = {A.Lo - B.Hi, A.Hi - B.Lo};
+      if (A.Hi >= Unbounded || B.Hi >= Unbounded) R = {-Unbounded, Unbounded};
+      return true;
+    }
     if (Op == "*") {
       C[0] = (__int128)A.Lo * B.Lo; C[1] = (__int128)A.Lo * B.Hi;
       C[2] = (__int128)A.Hi * B.Lo; C[3] = (__int128)A.Hi * B.Hi;
@@ -397,6 +417,7 @@ bool Launcher::constRange(TSNode E, const Scope *S, Rng &R, unsigned D) {
     __int128 Lo = *std::min_element(C, C + 4), Hi = *std::max_element(C, C + 4);
     if (!fits(Lo) || !fits(Hi)) return false;
     R = {(int64_t)Lo, (int64_t)Hi};
+    if (A.Hi >= Unbounded || B.Hi >= Unbounded) R.Hi = std::max(R.Hi, Unbounded); // stays open
     return true;
   }
   if (is(E, "conditional_expression")) {
@@ -438,7 +459,16 @@ bool Launcher::constRange(TSNode E, const Scope *S, Rng &R, unsigned D) {
     std::vector<Rng> Vs;
     for (TSNode A : As) {
       Rng X;
-      if (!constRange(A, S, X, D + 1)) return false;
+      if (!constRange(A, S, X, D + 1)) {
+        // next_power_of_2(n) is at least 1 whatever n is: with a min() of a
+        // constant around it (BD = min(MAX_FUSED, next_power_of_2(D))) it is
+        // a bounded block size.
+        if (Last == "next_power_of_2" && As.size() == 1) {
+          R = {1, Unbounded};
+          return true;
+        }
+        return false;
+      }
       Vs.push_back(X);
     }
     if ((Q == "min" || Q == "max") && Vs.size() >= 2) {
@@ -449,6 +479,10 @@ bool Launcher::constRange(TSNode E, const Scope *S, Rng &R, unsigned D) {
       return true;
     }
     if (Q == "int" && Vs.size() == 1) { R = Vs[0]; return true; }
+    if (Last == "next_power_of_2" && Vs.size() == 1 && Vs[0].Lo >= 0 && Vs[0].Hi >= Unbounded) {
+      R = {1, Unbounded};
+      return true;
+    }
     if (Last == "next_power_of_2" && Vs.size() == 1 && Vs[0].Lo >= 0 && Vs[0].Hi <= (1ll << 40)) {
       auto P2 = [](int64_t V) { int64_t P = 1; while (P < V) P <<= 1; return P; };
       R = {P2(Vs[0].Lo), P2(Vs[0].Hi)};

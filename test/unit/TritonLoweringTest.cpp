@@ -671,6 +671,27 @@ TEST(TritonLauncher, ConstantsUnionOverSites) {
   EXPECT_EQ(H("a").Source, "launch at t.py:13 (and 1 more)");
 }
 
+TEST(TritonLauncher, BlockSizesCappedByAConstant) {
+  auto LF = lower("MAX_FUSED_SIZE = 65536\n"
+                  "@triton.jit\ndef k(p, BD: tl.constexpr, BE: tl.constexpr, BF: tl.constexpr,\n"
+                  "      BG: tl.constexpr):\n"
+                  "    tl.store(p + BD + BE + BF + BG, 0)\n"
+                  "def run(x, D):\n"
+                  "    BD = min(MAX_FUSED_SIZE, triton.next_power_of_2(D))\n"
+                  "    BE = triton.next_power_of_2(D)\n"
+                  "    k[(1,)](x, BD, BE, triton.next_power_of_2(D) // 2, min(BE, 4096) % 100)\n");
+  const Function &F = only(LF);
+  const Node *BD = inF(F, Kind::Symbolic, "BD");
+  ASSERT_TRUE(BD);
+  EXPECT_TRUE(BD->Hint.HasRange);
+  EXPECT_EQ(BD->Hint.Lo, 1);
+  EXPECT_EQ(BD->Hint.Hi, 65536);
+  EXPECT_FALSE(inF(F, Kind::Symbolic, "BE")->Hint.HasRange) << "no constant caps it";
+  EXPECT_EQ(inF(F, Kind::Symbolic, "BE")->Hint.BoundBy, "BE");
+  EXPECT_FALSE(inF(F, Kind::Symbolic, "BF")->Hint.HasRange) << "half of an open range is open";
+  EXPECT_EQ(inF(F, Kind::Symbolic, "BG")->Hint.Hi, 99);
+}
+
 TEST(TritonLauncher, NamesOfWhatSitesPass) {
   auto LF = lower("@triton.jit\ndef k(p, n, t, h, d, s, u, v, w):\n"
                   "    tl.store(p + n + t + h + d + s + u + v + w, 0)\n"
