@@ -160,6 +160,7 @@ private:
   int64_t divisor(TSNode B, const Site &St, const Scope *S, const std::string &Meta);
 
   // --- sites ----------------------------------------------------------------
+  bool mentionsLaunch(TSNode Def, bool OrWalrus = false) const;
   std::vector<KParam> kernelParams(TSNode Def);
   Site site(TSNode Call, const Scope *S);
   ArgFact argFact(const Site &St, const KParam &P, size_t Index);
@@ -301,6 +302,13 @@ void Launcher::indexScope(TSNode Def, const Scope *Parent, unsigned Depth) {
           M.Jit.count(M.text(field(Fn, "value"))))
         S.Launches.push_back(N);
     }
+    // Statements are walked; an expression only when its text may hold a
+    // launch or a walrus binding (most do not: this keeps the scan cheap).
+    const char *Ty = ts_node_type(N);
+    bool Structural = strstr(Ty, "statement") || strstr(Ty, "block") || strstr(Ty, "clause") ||
+                      !strcmp(Ty, "decorated_definition") || !strcmp(Ty, "with_item") ||
+                      !strcmp(Ty, "as_pattern");
+    if (!Structural && !mentionsLaunch(N, true)) continue;
     std::vector<TSNode> Ks = kids(N);
     for (size_t I = Ks.size(); I-- > 0;) Work.push_back(Ks[I]);
   }
@@ -910,11 +918,34 @@ ArgFact Launcher::argFact(const Site &St, const KParam &P, size_t Index) {
   return F;
 }
 
+/// A cheap filter on the text: does the function spell `kernel[` for one
+/// of the file's jit kernels? Most plain functions do not, and indexing
+/// their bodies would cost more than the rest of the scan of the file.
+bool Launcher::mentionsLaunch(TSNode Def, bool OrWalrus) const {
+  uint32_t B = ts_node_start_byte(Def), E = ts_node_end_byte(Def);
+  if (E > M.Src.size() || E < B) return false;
+  if (OrWalrus)
+    for (uint32_t I = B; I + 1 < E; ++I)
+      if (M.Src[I] == ':' && M.Src[I + 1] == '=') return true;
+  auto IdChar = [](char C) {
+    return (C >= 'a' && C <= 'z') || (C >= 'A' && C <= 'Z') || (C >= '0' && C <= '9') || C == '_';
+  };
+  for (uint32_t I = B; I < E; ++I) {
+    if (M.Src[I] != '[') continue;
+    uint32_t J = I;
+    while (J > B && M.Src[J - 1] == ' ') --J;
+    uint32_t End = J;
+    while (J > B && IdChar(M.Src[J - 1])) --J;
+    if (End > J && M.Jit.count(M.Src.substr(J, End - J))) return true;
+  }
+  return false;
+}
+
 void Launcher::run() {
   // Index every plain function (nested ones become scopes of their own).
   for (TSNode D : M.PlainAll) {
     if (Scopes.size() > 4096) break;
-    indexScope(D, nullptr, 0);
+    if (mentionsLaunch(D)) indexScope(D, nullptr, 0);
   }
   // Sites per kernel definition.
   std::map<uint32_t, std::vector<Site>> Sites;

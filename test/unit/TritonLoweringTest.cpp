@@ -727,6 +727,23 @@ TEST(TritonLauncher, SitesThatDisagreeOnANameGiveNoFact) {
   EXPECT_EQ(inF(F, Kind::Param, "m")->Hint.BoundBy, "m");
 }
 
+TEST(TritonLauncher, EveryBindingCounts) {
+  // A name bound anywhere else in the function (loop, with-as, walrus,
+  // augmented assignment) is not a constant, even if one assignment is.
+  auto LF = lower("@triton.jit\ndef k(p, a, b, c, d, e):\n    tl.store(p + a + b + c + d + e, 0)\n"
+                  "def run(x, xs, ctx):\n"
+                  "    a = 1\n    b = 2\n    c = 3\n    d = 4\n    e = 5\n"
+                  "    for a in xs:\n        pass\n"
+                  "    with ctx() as b:\n        pass\n"
+                  "    if (c := len(xs)) > 0:\n        pass\n"
+                  "    d += 1\n"
+                  "    k[(1,)](x, a, b, c, d, e)\n");
+  const Function &F = only(LF);
+  for (const char *N : {"a", "b", "c", "d"})
+    EXPECT_FALSE(inF(F, Kind::Param, N)->Hint.HasRange) << N;
+  EXPECT_TRUE(inF(F, Kind::Param, "e")->Hint.HasRange);
+}
+
 TEST(TritonLauncher, StarArgumentsHideWhatFollows) {
   auto LF = lower("@triton.jit\ndef k(p, a, b, c):\n    tl.store(p + a + b + c, 0)\n"
                   "def run(x, args, kw):\n"
