@@ -156,7 +156,8 @@ private:
                 unsigned D);
   bool tupleAxes(TSNode T, const Site &St, const Scope *S, const std::string &Meta,
                  std::vector<ValueHint> &Axes);
-  ValueHint axisFact(TSNode E, const Site &St, const Scope *S, const std::string &Meta);
+  ValueHint axisFact(TSNode E, const Site &St, const Scope *S, const std::string &Meta,
+                     unsigned Depth = 0);
   int64_t divisor(TSNode B, const Site &St, const Scope *S, const std::string &Meta);
 
   // --- sites ----------------------------------------------------------------
@@ -648,7 +649,8 @@ int64_t Launcher::divisor(TSNode B, const Site &St, const Scope *S, const std::s
 }
 
 /// What a grid entry says about tl.program_id along its axis.
-ValueHint Launcher::axisFact(TSNode E, const Site &St, const Scope *S, const std::string &Meta) {
+ValueHint Launcher::axisFact(TSNode E, const Site &St, const Scope *S, const std::string &Meta,
+                             unsigned Depth) {
   ValueHint H;
   E = stripParens(E);
   Rng R;
@@ -723,6 +725,21 @@ ValueHint Launcher::axisFact(TSNode E, const Site &St, const Scope *S, const std
       H.BoundDiv = Div;
     }
     return H;
+  }
+  // NT = triton.cdiv(T, BT); grid = (NV, NT, B * H): the local's one
+  // binding says more than its name.
+  if (is(E, "identifier") && Depth < 3) {
+    bool IsParam;
+    const std::vector<TSNode> *Bs = lookup(S, M.text(E), IsParam);
+    if (Bs && Bs->size() == 1 && !ts_node_is_null((*Bs)[0])) {
+      TSNode R = stripParens((*Bs)[0]);
+      bool Div = is(R, "binary_operator") && M.text(field(R, "operator")) == "//";
+      std::string Q = is(R, "call") ? M.qualify(field(R, "function"), nullptr) : "";
+      if (Div || Q == "cdiv" || (Q.size() > 5 && Q.compare(Q.size() - 5, 5, ".cdiv") == 0)) {
+        ValueHint Via = axisFact(R, St, S, "", Depth + 1);
+        if (Via.any()) return Via;
+      }
+    }
   }
   std::string Nm = valueName(E, S, 0);
   if (!Nm.empty()) H.BoundBy = Nm;

@@ -819,6 +819,27 @@ TEST(TritonLauncher, GridFacts) {
   EXPECT_EQ(P2->Hint.Source, "launch at t.py:10 (and 1 more)");
 }
 
+TEST(TritonLauncher, GridEntriesThroughLocals) {
+  auto LF = lower("@triton.jit\ndef k(p):\n"
+                  "    tl.store(p + tl.program_id(0) + tl.program_id(1) + tl.program_id(2), 0)\n"
+                  "def run(x, q, BV):\n"
+                  "    B, T, H, V = q.shape\n"
+                  "    BT = 64\n"
+                  "    NT = triton.cdiv(T, BT)\n"
+                  "    NV = triton.cdiv(V, BV)\n"
+                  "    NB = B * H\n"
+                  "    k[(NV, NT, NB)](x)\n");
+  const Function &F = only(LF);
+  const Node *P0 = inF(F, Kind::LaunchIdx, "program_id(0)");
+  const Node *P1 = inF(F, Kind::LaunchIdx, "program_id(1)");
+  const Node *P2 = inF(F, Kind::LaunchIdx, "program_id(2)");
+  EXPECT_EQ(P0->Hint.BoundBy, "V");
+  EXPECT_EQ(P0->Hint.BoundDiv, 1) << "BV is not known";
+  EXPECT_EQ(P1->Hint.BoundBy, "T");
+  EXPECT_EQ(P1->Hint.BoundDiv, 64);
+  EXPECT_EQ(P2->Hint.BoundBy, "NB") << "a product keeps the local's name";
+}
+
 TEST(TritonLauncher, GridTuplesAndMissingAxes) {
   auto LF = lower("@triton.jit\ndef k(p):\n"
                   "    tl.store(p + tl.program_id(0) * tl.program_id(1), 0)\n"
