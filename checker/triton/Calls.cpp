@@ -414,7 +414,8 @@ Val FnLowerer::call(TSNode E) {
     // The coordinates (offsets) of a descriptor access are 64-bit; the
     // access goes through the descriptor, not a pointer expression.
     size_t OffI = B == "_experimental_descriptor_store" ? 2 : 1;
-    if (B != "make_tensor_descriptor" && OffI < A.Pos.size()) A.Pos[OffI] = widenCoords(A.Pos[OffI]);
+    if (B != "make_tensor_descriptor" && OffI < A.Pos.size())
+      A.Pos[OffI] = widenCoords(A.Pos[OffI]);
     if (B == "load_tensor_descriptor" || B == "_experimental_descriptor_load")
       return memoryRead(A.Pos.empty() ? Val() : A.Pos[0], E);
     if (B == "make_tensor_descriptor") return opaqueCall(Q, A, E);

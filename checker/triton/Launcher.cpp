@@ -213,7 +213,8 @@ void Launcher::bindTarget(Scope &S, TSNode T, TSNode Value) {
     }
     // B, T, H, K = k.shape (or k.size())
     TSNode ShapeOf{};
-    if (is(V, "attribute") && M.text(field(V, "attribute")) == "shape") ShapeOf = field(V, "object");
+    if (is(V, "attribute") && M.text(field(V, "attribute")) == "shape")
+      ShapeOf = field(V, "object");
     if (is(V, "call") && is(field(V, "function"), "attribute") &&
         M.text(field(field(V, "function"), "attribute")) == "size" &&
         kids(field(V, "arguments")).empty())
