@@ -41,13 +41,14 @@ const DimSpec Specs[] = {
      "Llama 3.1 405B: hidden size 16,384"},
     {"Intermediate", 65536, "intermediate|ffn|inter_?(size|dim)|^d$",
      "Llama 3.1 405B: FFN size 53,248; a bare 'd' is an activation row (act_and_mul's d)"},
-    {"KvSlots", 4194304,
+    {"KvSlots", 8388608,
      "slot|^loc$|_loc$|^loc_|cache_?loc|kv_?indices|req_?to_?token|token_?to_?kv",
-     "SGLang's 3.7M-slot DeepSeek pool on MI300X"},
-    {"KvPages", 4194304,
+     "pools past 7.3M slots run in production: SGLang's DeepSeek MLA store wrapped at slot "
+     "7,341,824 (3.7M-slot pools are common on MI300X)"},
+    {"KvPages", 8388608,
      "page|block_?(id|idx|ids|num|no|table|tables)|^block$|^blk|physical_?block|^num_?blocks|"
      "max_?num_?blocks|max_?blocks",
-     "at page size 1 (SGLang) pages are slots: 4,194,304"},
+     "at page size 1 (SGLang) pages are slots: 8,388,608"},
     {"Context", 1048576,
      "seq_?len|seqlen|context|ctx|kv_?len|max_?seq|^pos$|^pos_|_pos$|position|^len$|_len$|"
      "cache_?len|prefix",

@@ -14,14 +14,14 @@ def autotuned(cache_ptr, table_ptr, n, STRIDE: language.constexpr, BLOCK: langua
               EVEN: language.constexpr):
     offs = language.arange(0, BLOCK)
     blk = language.load(table_ptr + offs, mask=offs < n)
-    # CHECK: frontend_forms.py:[[@LINE+1]]:32: warning: {{.*}}'blk * STRIDE'{{.*}}[kvlint-narrowed-index-overflow]
+    # CHECK: frontend_forms.py:[[@LINE+1]]:32: warning: 32-bit signed product 'blk * STRIDE' is used as a memory offset and wraps past 2^31: 'blk' <= 8,388,607 ('blk' is named like it: Envelope.KvPages = 8,388,607) times 'STRIDE' <= 16,384 ('STRIDE' is named like it: Envelope.Stride = 16,384); widen 'blk' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
     language.store(cache_ptr + blk * STRIDE, 0, mask=offs < n)
 
 
 @jit
 def bare_jit(cache_ptr, table_ptr, STRIDE: language.constexpr):
     blk = language.load(table_ptr)
-    # CHECK: frontend_forms.py:[[@LINE+1]]:32: warning: {{.*}}'blk * STRIDE'{{.*}}[kvlint-narrowed-index-overflow]
+    # CHECK: frontend_forms.py:[[@LINE+1]]:32: warning: 32-bit signed product 'blk * STRIDE' is used as a memory offset and wraps past 2^31: 'blk' <= 8,388,607 ('blk' is named like it: Envelope.KvPages = 8,388,607) times 'STRIDE' <= 16,384 ('STRIDE' is named like it: Envelope.Stride = 16,384); widen 'blk' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
     language.store(cache_ptr + blk * STRIDE, 0)
 
 
@@ -67,7 +67,7 @@ def block_ptr_premultiplied(cache_ptr, table_ptr, n, stride_page, ROWS: language
 # Positive: a kernel made by calling triton.jit on a plain function.
 def _wrapped_impl(cache_ptr, table_ptr, STRIDE: language.constexpr):
     blk = language.load(table_ptr)
-    # CHECK: frontend_forms.py:[[@LINE+1]]:32: warning: {{.*}}'blk * STRIDE'{{.*}}[kvlint-narrowed-index-overflow]
+    # CHECK: frontend_forms.py:[[@LINE+1]]:32: warning: 32-bit signed product 'blk * STRIDE' is used as a memory offset and wraps past 2^31: 'blk' <= 8,388,607 ('blk' is named like it: Envelope.KvPages = 8,388,607) times 'STRIDE' <= 16,384 ('STRIDE' is named like it: Envelope.Stride = 16,384); widen 'blk' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
     language.store(cache_ptr + blk * STRIDE, 0)
 
 

@@ -20,9 +20,9 @@ def annotated(out, idx, stride: tl.int64, ustride: tl.uint64, fwd: "tl.int64"):
 
 
 # IR-LABEL: function block_coords
-# IR: store (PtrAdd:ptr x (PtrAdd:ptr x (Param:ptr x) (Mul:i32 (Load:i32 elem=i32 seq (Param:ptr seq)) (Param:i32 s_n))) (Mul:i64 (Mul:i64 (LaunchIdx:i32 program_id(0)) (Symbolic:i32 BT)) (Cast:i64 (Param:i32 stride))))
+# IR: store (PtrAdd:ptr x (PtrAdd:ptr x (Param:ptr x) (Mul:i32 (Load:i32 elem=i32 block_table (Param:ptr block_table)) (Param:i32 stride_page))) (Mul:i64 (Mul:i64 (LaunchIdx:i32 program_id(0)) (Symbolic:i32 BT)) (Cast:i64 (Param:i32 stride))))
 @triton.jit
-def block_coords(x, seq, T, s_n, stride, BT: tl.constexpr):
-    # CHECK: types.py:[[@LINE+1]]:36: warning: {{.*}}'tl.load(seq) * s_n'{{.*}}[kvlint-narrowed-index-overflow]
-    tl.store(tl.make_block_ptr(x + tl.load(seq) * s_n, (T, 64), (stride, 1),
+def block_coords(x, block_table, T, stride_page, stride, BT: tl.constexpr):
+    # CHECK: types.py:[[@LINE+1]]:36: warning: {{.*}}'tl.load(block_table) * stride_page'{{.*}}[kvlint-narrowed-index-overflow]
+    tl.store(tl.make_block_ptr(x + tl.load(block_table) * stride_page, (T, 64), (stride, 1),
                                (tl.program_id(0) * BT, 0), (BT, 64), (1, 0)), 0)
