@@ -54,9 +54,32 @@ const std::vector<Flag> &flags() {
          C.Overrides.push_back(F);
          return "";
        }},
+      {{"--level"}, "default|latent",
+       "default: report what goes wrong inside the deployment\n"
+       "envelope; latent: also what goes wrong only beyond it",
+       [](CliOptions &C, const std::string &V) -> std::string {
+         if (V != "default" && V != "latent")
+           return "unknown --level '" + V + "' (default, latent)";
+         ConfigFile F;
+         F.Path = "--level";
+         F.Options.emplace_back("Level", V);
+         C.Overrides.push_back(F);
+         return "";
+       }},
+      {{"--envelope"}, "FILE",
+       "deployment envelope: 'Tokens: 262144', 'KvSlots: ...'\n"
+       "(docs/envelope.md); overrides the defaults",
+       [](CliOptions &C, const std::string &V) -> std::string {
+         std::string Err;
+         ConfigFile F;
+         if (!readEnvelopeFile(V, F, Err))
+           return Err;
+         C.Overrides.push_back(F);
+         return "";
+       }},
       {{"--option"}, "KEY=VALUE",
-       "set one rule option, e.g.\n"
-       "--option=kvlint-narrowed-index-overflow.LaunchIndexTier=true",
+       "set one rule option, e.g. --option=Envelope.Tokens=262144\n"
+       "or --option=kvlint-unguarded-table-load.PadValue=-1",
        [](CliOptions &C, const std::string &V) -> std::string {
          size_t Eq = V.find('=');
          if (Eq == std::string::npos)

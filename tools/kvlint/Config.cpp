@@ -2,6 +2,8 @@
 #include "Config.h"
 #include "Yaml.h"
 
+#include "kvlint/Envelope.h"
+
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -113,7 +115,59 @@ bool flattenOptions(const std::string &Prefix, const yaml::Node &N, const std::s
   return false;
 }
 
+/// The entries of an envelope mapping: `Tokens: 262144`, `KvSlots.Names:
+/// regex`, `LatentScale: 8` (an `Envelope.` prefix is allowed). Unknown
+/// dimensions are errors, so that a typo never silently keeps a default.
+bool envelopeEntries(const yaml::Node &Map, const std::string &Path, ConfigFile &Out,
+                     std::string &Err) {
+  if (Map.K == yaml::Node::Null)
+    return true;
+  if (Map.K != yaml::Node::Map) {
+    Err = where(Path, Map) + "an envelope is a mapping of dimensions to bounds (Tokens: 262144)";
+    return false;
+  }
+  std::vector<std::string> Known;
+  for (const OptionSpec &O : Envelope::optionSpecs())
+    Known.push_back(O.Name);
+  for (const auto &[K, V] : Map.Items) {
+    std::string Key = K.rfind("Envelope.", 0) == 0 ? K : "Envelope." + K;
+    std::string Val;
+    if (std::find(Known.begin(), Known.end(), Key) == Known.end()) {
+      std::string List;
+      for (const Dimension &D : Envelope().dimensions())
+        List += (List.empty() ? "" : ", ") + D.Key;
+      Err = where(Path, V) + "unknown envelope dimension '" + K + "' (known: " + List +
+            "; LatentScale; <Dimension>.Names)";
+      return false;
+    }
+    if (!scalarText(V, Val)) {
+      Err = where(Path, V) + "'" + K + "' wants a number (or a regex for .Names)";
+      return false;
+    }
+    Out.Options.emplace_back(Key, Val);
+  }
+  return true;
+}
+
 } // namespace
+
+bool readEnvelopeFile(const std::string &Path, ConfigFile &Out, std::string &Err) {
+  std::ifstream In(Path, std::ios::binary);
+  if (!In) {
+    Err = "cannot read envelope file '" + Path + "'";
+    return false;
+  }
+  std::ostringstream SS;
+  SS << In.rdbuf();
+  yaml::Node Root;
+  if (!yaml::parse(SS.str(), Path, Root, Err))
+    return false;
+  // A file may hold the mapping itself or an `Envelope:` key around it.
+  const yaml::Node *M = Root.K == yaml::Node::Map ? Root.get("Envelope") : nullptr;
+  if (!Out.Path.size())
+    Out.Path = Path;
+  return envelopeEntries(M && M->K == yaml::Node::Map ? *M : Root, Path, Out, Err);
+}
 
 bool parseConfig(const std::string &Text, const std::string &Path, ConfigKind Kind,
                  ConfigFile &Out, std::string &Err) {
@@ -198,7 +252,11 @@ bool parseConfig(const std::string &Text, const std::string &Path, ConfigKind Ki
         Err = where(Path, N) + "Envelope wants a file name (or a mapping of dimensions)";
         return false;
       }
-      Out.Options.emplace_back("EnvelopeFile", besideConfig(Path, S));
+      if (!readEnvelopeFile(besideConfig(Path, S), Out, Err))
+        return false;
+    } else if (Key == "Envelope") {
+      if (!envelopeEntries(N, Path, Out, Err))
+        return false;
     } else if (!flattenOptions(Key, N, Path, Out, Err)) {
       return false;
     }

@@ -48,6 +48,10 @@ enum class ConfigKind {
 bool parseConfig(const std::string &Text, const std::string &Path, ConfigKind Kind,
                  ConfigFile &Out, std::string &Err);
 /// Reads and parses a file.
+/// Reads an envelope file (`Tokens: 262144`, `KvSlots: 16777216`, ...) into
+/// global Envelope.<Key> options; unknown dimensions are errors.
+bool readEnvelopeFile(const std::string &Path, ConfigFile &Out, std::string &Err);
+
 bool readConfigFile(const std::string &Path, ConfigKind Kind, ConfigFile &Out,
                     std::string &Err);
 

@@ -42,6 +42,9 @@ void listRules(std::ostream &OS) {
       OS << "    " << R->check() << "." << O.Name << " (default: '" << O.Default << "') "
          << O.Help << "\n";
   }
+  OS << "shared by every rule (set globally, or per rule as <check>.<Option>):\n";
+  for (const OptionSpec &O : Rule::sharedOptions())
+    OS << "    " << O.Name << " (default: '" << O.Default << "') " << O.Help << "\n";
 }
 
 /// Loads -p DIR, or the databases found in each scanned directory and its
