@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <unistd.h>
 
 using namespace kvlint;
 namespace fs = std::filesystem;
@@ -48,18 +49,42 @@ TEST(Config, ChecksWithoutKvlintLeaveTheDefault) {
 }
 
 TEST(Config, KvlintKeysAndFlattening) {
-  ConfigFile F = cfg("Exclude: [third_party, gen/]\nBaseline: b.txt\nEnvelope: env.yaml\n"
+  ConfigFile F = cfg("Exclude: [third_party, gen/]\nBaseline: b.txt\nEnvelope: {KvSlots: 1048576}\n"
                      "Envelope.Tokens: 65536\nkvlint-x: {Opt: 3}\nchecks: KV001\n",
                      ConfigKind::Kvlint);
   EXPECT_EQ(F.Exclude, (std::vector<std::string>{"third_party", "gen/"}));
   EXPECT_EQ(F.Baseline, "/p/b.txt");
   ASSERT_EQ(F.Options.size(), 3u);
-  EXPECT_EQ(F.Options[0], (std::pair<std::string, std::string>{"EnvelopeFile", "/p/env.yaml"}));
+  EXPECT_EQ(F.Options[0], (std::pair<std::string, std::string>{"Envelope.KvSlots", "1048576"}));
   EXPECT_EQ(F.Options[1].first, "Envelope.Tokens");
   EXPECT_EQ(F.Options[2].first, "kvlint-x.Opt");
   EXPECT_EQ(*F.Checks, (std::vector<std::string>{"KV001"}));
   // The same keys mean nothing to clang-tidy's file.
   EXPECT_TRUE(cfg("Exclude: [a]\nFoo: 1\n").Options.empty());
+}
+
+TEST(Config, EnvelopeFilesAndUnknownDimensions) {
+  fs::path D = fs::temp_directory_path() / ("kvlint-env-" + std::to_string(::getpid()));
+  fs::create_directories(D);
+  std::ofstream(D / "env.yaml") << "Tokens: 262144\nKvSlots.Names: 'slot|loc'\nLatentScale: 8\n";
+  ConfigFile F;
+  std::string Err;
+  ASSERT_TRUE(readEnvelopeFile((D / "env.yaml").string(), F, Err)) << Err;
+  EXPECT_EQ(F.Options, (std::vector<std::pair<std::string, std::string>>{
+                           {"Envelope.Tokens", "262144"},
+                           {"Envelope.KvSlots.Names", "slot|loc"},
+                           {"Envelope.LatentScale", "8"}}));
+  // .kvlint.yaml's Envelope: FILE reads the file beside it.
+  std::ofstream(D / ".kvlint.yaml") << "Envelope: env.yaml\n";
+  ConfigFile K;
+  ASSERT_TRUE(readConfigFile((D / ".kvlint.yaml").string(), ConfigKind::Kvlint, K, Err)) << Err;
+  EXPECT_EQ(K.Options.size(), 3u);
+  std::ofstream(D / "bad.yaml") << "Tokens: 1\nTokenz: 2\n";
+  ConfigFile B;
+  EXPECT_FALSE(readEnvelopeFile((D / "bad.yaml").string(), B, Err));
+  EXPECT_NE(Err.find("bad.yaml:2: unknown envelope dimension 'Tokenz'"), std::string::npos) << Err;
+  EXPECT_FALSE(readEnvelopeFile((D / "missing.yaml").string(), B, Err));
+  fs::remove_all(D);
 }
 
 TEST(Config, BadInputIsAnErrorWithTheLine) {
