@@ -425,7 +425,7 @@ Bound Bounds::compute(const Node *N) {
     // larger term's shape is the sum's. A shape is an exclusive bound, so
     // the smaller term must be an offset within it.
     const Bound &Big = X.Hi >= Y.Hi ? X : Y, &Small = X.Hi >= Y.Hi ? Y : X;
-    if (Big.Shaped && Small.Shaped && Small.Lo >= 0 && !Big.Shape.empty() &&
+    if (Big.Shaped && Small.Lo >= 0 && !Big.Shape.empty() &&
         Small.Hi < E.bound(*Big.Shape.back(), Beyond)) {
       R.Shape = Big.Shape;
       R.Scale = Big.Scale;
