@@ -99,28 +99,34 @@ public:
 
 class LowerConsumer : public ASTConsumer {
 public:
-  LowerConsumer(Language L, std::vector<std::unique_ptr<Function>> &Out) : L(L), Out(Out) {}
-  void HandleTranslationUnit(ASTContext &Ctx) override { lowerASTContext(Ctx, L, true, Out); }
+  LowerConsumer(Language L, std::vector<std::unique_ptr<Function>> &Out,
+                const std::string &Helpers)
+      : L(L), Out(Out), Helpers(Helpers) {}
+  void HandleTranslationUnit(ASTContext &Ctx) override {
+    lowerASTContext(Ctx, L, true, Out, Helpers);
+  }
 
 private:
   Language L;
   std::vector<std::unique_ptr<Function>> &Out;
+  std::string Helpers;
 };
 
 class LowerAction : public ASTFrontendAction {
 public:
   LowerAction(Language L, std::vector<std::unique_ptr<Function>> &Out,
-              std::set<std::string> &Missing)
-      : L(L), Out(Out), Missing(Missing) {}
+              std::set<std::string> &Missing, const std::string &Helpers)
+      : L(L), Out(Out), Missing(Missing), Helpers(Helpers) {}
   std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance &CI, StringRef) override {
     CI.getPreprocessor().addPPCallbacks(std::make_unique<SkipMissing>(Missing));
-    return std::make_unique<LowerConsumer>(L, Out);
+    return std::make_unique<LowerConsumer>(L, Out, Helpers);
   }
 
 private:
   Language L;
   std::vector<std::unique_ptr<Function>> &Out;
   std::set<std::string> &Missing;
+  std::string Helpers;
 };
 
 std::vector<std::string> baseArgs(const ClangInput &In, bool Host) {
@@ -194,7 +200,7 @@ LoweredFile lowerClangFile(const ClangInput &In) {
     std::vector<std::unique_ptr<Function>> Fns;
     CountErrors Diags;
     tooling::ToolInvocation Inv(baseArgs(In, Pass == 1),
-                                std::make_unique<LowerAction>(In.Lang, Fns, Missing),
+                                std::make_unique<LowerAction>(In.Lang, Fns, Missing, In.CheckedHelpers),
                                 Files.get());
     Inv.setDiagnosticConsumer(&Diags);
     bool Ok = Inv.run();

@@ -20,8 +20,11 @@
 #include "clang/AST/StmtCXX.h"
 #include "clang/Basic/SourceManager.h"
 #include "clang/Lex/Lexer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Regex.h"
 
 #include <map>
+#include <optional>
 #include <set>
 
 using namespace clang;
@@ -32,9 +35,903 @@ namespace {
 constexpr unsigned MaxInlineDepth = 3;
 constexpr unsigned MaxExprDepth = 256;
 
+// ---- launch facts ----------------------------------------------------------
+//
+// A pre-pass over the translation unit, before any function is lowered: it
+// finds the launches in host code (`k<<<g, b, s, st>>>(...)`,
+// `hipLaunchKernelGGL(k, g, b, s, st, ...)`, `cudaLaunchKernel(k, g, ...)`)
+// and the checks the launching function makes before them, and records what
+// they say about the kernel: the grid per axis (bounds blockIdx), the
+// constants and names passed for its parameters, and the products host code
+// checks. Facts only: what they imply is for the bounds analysis.
+
+/// What a launch site says about one value: a constant range and/or the
+/// launcher's name for an upper bound (divided by Div, rounded up).
+struct SiteFact {
+  bool Known = false; ///< false: this site says nothing about the value
+  bool HasRange = false;
+  int64_t Lo = 0, Hi = 0;
+  std::string BoundBy;
+  int64_t Div = 1;
+};
+
+struct LaunchSite {
+  SiteFact Axis[3];
+  std::vector<SiteFact> Args; ///< per kernel parameter
+  std::string Where;          ///< "file.cu:LINE"
+  unsigned Offset = 0;
+  std::string File;
+};
+
+/// Everything the translation unit's launchers say about one kernel.
+struct KernelFacts {
+  std::vector<LaunchSite> Sites;
+  std::vector<CheckedProduct> Checked;
+  // Merged over the sites, by finish().
+  ValueHint Axis[3];
+  std::vector<ValueHint> Args;
+};
+
+using FactsMap = std::map<const FunctionDecl *, KernelFacts>;
+
+/// The key facts are recorded under: the primary template's declaration for
+/// an instantiation, so that every instantiation and the template share them.
+const FunctionDecl *factsKey(const FunctionDecl *FD) {
+  if (!FD)
+    return nullptr;
+  if (const FunctionDecl *P = FD->getTemplateInstantiationPattern())
+    FD = P;
+  return FD->getCanonicalDecl();
+}
+
+const Expr *strip(const Expr *E) {
+  for (unsigned I = 0; E && I < 32; ++I) {
+    const Expr *Prev = E;
+    E = E->IgnoreParens();
+    if (const auto *C = dyn_cast<CastExpr>(E)) {
+      // Keep casts to pointers and to dim3: only integer conversions go.
+      QualType T = C->getType();
+      if (!T.isNull() && (T->isIntegralOrEnumerationType() || T->isDependentType() ||
+                          C->getCastKind() == CK_LValueToRValue || C->getCastKind() == CK_NoOp ||
+                          C->getCastKind() == CK_ConstructorConversion))
+        E = C->getSubExpr();
+    } else if (const auto *MT = dyn_cast<MaterializeTemporaryExpr>(E)) {
+      E = MT->getSubExpr();
+    } else if (const auto *EW = dyn_cast<ExprWithCleanups>(E)) {
+      E = EW->getSubExpr();
+    } else if (const auto *BT = dyn_cast<CXXBindTemporaryExpr>(E)) {
+      E = BT->getSubExpr();
+    } else if (const auto *UC = dyn_cast<CXXUnresolvedConstructExpr>(E)) {
+      if (UC->getNumArgs() == 1 && !UC->getTypeAsWritten()->isRecordType())
+        E = UC->getArg(0);
+    }
+    if (E == Prev)
+      break;
+  }
+  return E;
+}
+
+std::optional<int64_t> foldInt(const Expr *E, ASTContext &Ctx) {
+  if (!E || E->getType().isNull() || E->isValueDependent() || E->isTypeDependent() ||
+      E->containsErrors() || !E->getType()->isIntegralOrEnumerationType())
+    return std::nullopt;
+  Expr::EvalResult R;
+  if (!E->EvaluateAsInt(R, Ctx))
+    return std::nullopt;
+  const llvm::APSInt &V = R.Val.getInt();
+  if (V.getSignificantBits() > 64)
+    return std::nullopt;
+  return V.getExtValue();
+}
+
+/// The name of a callee, resolved or not (a RecoveryExpr's first child is
+/// the unresolved callee of a call that failed to type-check).
+std::string calleeOf(const Expr *C) {
+  if (!C)
+    return "";
+  C = C->IgnoreParenImpCasts();
+  if (const auto *DR = dyn_cast<DeclRefExpr>(C))
+    return DR->getDecl()->getNameAsString();
+  if (const auto *UL = dyn_cast<UnresolvedLookupExpr>(C))
+    return UL->getName().getAsString();
+  if (const auto *ME = dyn_cast<MemberExpr>(C))
+    return ME->getMemberDecl()->getNameAsString();
+  if (const auto *UM = dyn_cast<UnresolvedMemberExpr>(C))
+    return UM->getMemberName().getAsString();
+  if (const auto *DM = dyn_cast<CXXDependentScopeMemberExpr>(C))
+    return DM->getMember().getAsString();
+  if (const auto *DS = dyn_cast<DependentScopeDeclRefExpr>(C))
+    return DS->getDeclName().getAsString();
+  return "";
+}
+
+/// A call's callee name and arguments, also for calls clang could not
+/// resolve (missing headers leave RecoveryExprs whose children are the
+/// callee and the arguments).
+bool callParts(const Expr *E, std::string &Name, std::vector<const Expr *> &Args) {
+  if (const auto *CE = dyn_cast<CallExpr>(E)) {
+    if (isa<CUDAKernelCallExpr>(CE))
+      return false;
+    Name = calleeOf(CE->getCallee());
+    Args.assign(CE->arg_begin(), CE->arg_end());
+    return !Name.empty();
+  }
+  if (const auto *RE = dyn_cast<RecoveryExpr>(E)) {
+    auto Subs = RE->subExpressions();
+    if (Subs.empty() || !isa<UnresolvedLookupExpr, UnresolvedMemberExpr, DeclRefExpr,
+                             CXXDependentScopeMemberExpr>(Subs[0]->IgnoreParenImpCasts()))
+      return false;
+    Name = calleeOf(Subs[0]);
+    Args.assign(Subs.begin() + 1, Subs.end());
+    return !Name.empty();
+  }
+  return false;
+}
+
+class LaunchScanner {
+public:
+  LaunchScanner(ASTContext &Ctx, FactsMap &Out, const llvm::Regex &Helpers)
+      : Ctx(Ctx), SM(Ctx.getSourceManager()), Out(Out), Helpers(Helpers) {}
+
+  void scanFunction(const FunctionDecl *FD) {
+    const Stmt *Body = FD->getBody();
+    if (!Body)
+      return;
+    Launches.clear();
+    Checks.clear();
+    Assigned.clear();
+    walk(Body, 0);
+    for (const Launch &L : Launches)
+      record(L);
+    for (const Check &C : Checks)
+      for (const Launch &L : Launches)
+        if (L.Kernel && L.Offset > C.Offset && L.File == C.File)
+          recordCheck(C, L);
+  }
+
+private:
+  struct Launch {
+    const FunctionDecl *Kernel = nullptr;
+    const Expr *Grid = nullptr;
+    std::vector<const Expr *> Args;
+    SourceLocation Loc;
+    unsigned Offset = 0;
+    FileID File;
+  };
+  struct Check {
+    std::vector<const Expr *> Factors;
+    int64_t Max = 0;
+    std::string What; ///< TORCH_CHECK, CheckedInt32Product, ...
+    SourceLocation Loc;
+    unsigned Offset = 0;
+    FileID File;
+  };
+
+  ASTContext &Ctx;
+  SourceManager &SM;
+  FactsMap &Out;
+  const llvm::Regex &Helpers;
+  std::vector<Launch> Launches;
+  std::vector<Check> Checks;
+  std::set<const ValueDecl *> Assigned; // locals written after their init
+
+  // ---- walking ------------------------------------------------------------
+  void walk(const Stmt *S, unsigned Depth) {
+    if (!S || Depth > 400)
+      return;
+    if (const auto *BO = dyn_cast<BinaryOperator>(S)) {
+      if (BO->isAssignmentOp())
+        noteAssigned(BO->getLHS());
+    } else if (const auto *UO = dyn_cast<UnaryOperator>(S)) {
+      if (UO->isIncrementDecrementOp() || UO->getOpcode() == UO_AddrOf)
+        noteAssigned(UO->getSubExpr());
+    } else if (const auto *KC = dyn_cast<CUDAKernelCallExpr>(S)) {
+      const CallExpr *Cfg = KC->getConfig();
+      addLaunch(KC->getCallee(), Cfg && Cfg->getNumArgs() ? Cfg->getArg(0) : nullptr,
+                std::vector<const Expr *>(KC->arg_begin(), KC->arg_end()), KC->getBeginLoc());
+    } else if (const auto *IS = dyn_cast<IfStmt>(S)) {
+      ifCheck(IS);
+    } else if (const auto *CO = dyn_cast<ConditionalOperator>(S)) {
+      // assert(c) expands to `c ? void(0) : __assert_fail(...)`.
+      if (CO->getBeginLoc().isMacroID() && checkMacro(CO->getBeginLoc()))
+        addBounds(CO->getCond(), true, macroName(CO->getBeginLoc()), CO->getBeginLoc());
+    } else if (const auto *E = dyn_cast<Expr>(S)) {
+      std::string Name;
+      std::vector<const Expr *> Args;
+      if (callParts(E, Name, Args))
+        call(Name, Args, E);
+    }
+    for (const Stmt *C : S->children())
+      walk(C, Depth + 1);
+  }
+
+  void noteAssigned(const Expr *E) {
+    E = E->IgnoreParenImpCasts();
+    while (const auto *ME = dyn_cast<MemberExpr>(E)) // grid.x = ...
+      E = ME->getBase()->IgnoreParenImpCasts();
+    if (const auto *DR = dyn_cast<DeclRefExpr>(E))
+      Assigned.insert(DR->getDecl());
+  }
+
+  static bool isCheckName(StringRef N) {
+    return N.contains("CHECK") || N.contains("ASSERT") || N == "assert" ||
+           N.contains("ENFORCE");
+  }
+
+  std::string macroName(SourceLocation L) {
+    for (unsigned I = 0; L.isMacroID() && I < 16; ++I) {
+      StringRef N = Lexer::getImmediateMacroName(L, SM, Ctx.getLangOpts());
+      if (isCheckName(N))
+        return N.str();
+      L = SM.getImmediateMacroCallerLoc(L);
+    }
+    return "";
+  }
+  bool checkMacro(SourceLocation L) { return !macroName(L).empty(); }
+
+  void call(const std::string &Name, const std::vector<const Expr *> &Args, const Expr *E) {
+    if (Name == "hipLaunchKernelGGL" && Args.size() >= 5) {
+      addLaunch(Args[0], Args[1], std::vector<const Expr *>(Args.begin() + 5, Args.end()),
+                E->getBeginLoc());
+      return;
+    }
+    if ((Name == "cudaLaunchKernel" || Name == "hipLaunchKernel") && Args.size() >= 2) {
+      addLaunch(Args[0], Args[1], {}, E->getBeginLoc(), /*HasArgs=*/false);
+      return;
+    }
+    if (Helpers.match(Name)) {
+      // CheckedInt32Product({a, b, c}, "what") or check_int32(a, b, c).
+      std::vector<const Expr *> Factors;
+      for (const Expr *A : Args) {
+        const Expr *S = strip(A);
+        if (const auto *SI = dyn_cast<CXXStdInitializerListExpr>(S))
+          S = strip(SI->getSubExpr());
+        if (const auto *IL = dyn_cast<InitListExpr>(S)) {
+          for (const Expr *I : IL->inits())
+            Factors.push_back(I);
+          continue;
+        }
+        QualType T = S->getType();
+        if (!T.isNull() && (T->isIntegralOrEnumerationType() || T->isDependentType()) &&
+            !isa<StringLiteral>(S))
+          Factors.push_back(A);
+      }
+      if (!Factors.empty())
+        addCheck(Factors, INT32_MAX, Name, E->getBeginLoc());
+      return;
+    }
+    if (!isCheckName(Name) || Args.empty())
+      return;
+    // TORCH_CHECK_LE(a, b), TORCH_CHECK_LT(a, b), CHECK_GE(b, a), ...
+    StringRef N(Name);
+    if (Args.size() >= 2 && (N.ends_with("_LE") || N.ends_with("_LT") || N.ends_with("_GE") ||
+                             N.ends_with("_GT"))) {
+      bool Upper = N.ends_with("_LE") || N.ends_with("_LT");
+      bool Strict = N.ends_with("_LT") || N.ends_with("_GT");
+      const Expr *P = Upper ? Args[0] : Args[1], *M = Upper ? Args[1] : Args[0];
+      if (auto V = foldInt(strip(M), Ctx))
+        addProduct(P, Strict ? *V - 1 : *V, Name, E->getBeginLoc());
+      return;
+    }
+    // TORCH_CHECK(cond, ...), assert(cond), TVM_FFI_ICHECK(cond): the first
+    // argument holds after the call.
+    addBounds(Args[0], true, Name, E->getBeginLoc());
+  }
+
+  /// `if (c) throw/abort/TORCH_CHECK(false, ...)`: !c holds afterwards; and
+  /// the expansion of a check macro (`if (!(cond)) fail(...)`).
+  void ifCheck(const IfStmt *IS) {
+    const Expr *C = IS->getCond();
+    if (!C)
+      return;
+    if (IS->getIfLoc().isMacroID()) {
+      std::string M = macroName(IS->getIfLoc());
+      if (!M.empty()) {
+        addBounds(C, false, M, IS->getIfLoc());
+        return;
+      }
+    }
+    if (!IS->getElse() && fails(IS->getThen()))
+      addBounds(C, false, "check", IS->getIfLoc());
+  }
+
+  bool fails(const Stmt *S) {
+    if (!S)
+      return false;
+    if (const auto *CS = dyn_cast<CompoundStmt>(S))
+      return !CS->body_empty() && fails(CS->body_back());
+    if (const auto *E = dyn_cast<Expr>(S)) {
+      E = E->IgnoreParenImpCasts();
+      if (isa<CXXThrowExpr>(E))
+        return true;
+      std::string Name;
+      std::vector<const Expr *> Args;
+      if (callParts(E, Name, Args)) {
+        StringRef N(Name);
+        return N == "abort" || N == "exit" || N == "__trap" || N.contains("Fail") ||
+               N.contains("fail") || N.contains("THROW") || N.contains("ERROR") ||
+               (isCheckName(N) && !Args.empty() && foldInt(strip(Args[0]), Ctx) == 0);
+      }
+    }
+    return false;
+  }
+
+  /// Bounds from a condition that holds (Holds) or fails (!Holds): `p <= M`
+  /// and `p < M` under &&, or `p > M`, `p >= M` under || when it fails.
+  void addBounds(const Expr *C, bool Holds, const std::string &What, SourceLocation Loc,
+                 unsigned Depth = 0) {
+    if (!C || Depth > 16)
+      return;
+    C = C->IgnoreParenImpCasts();
+    if (const auto *CE = dyn_cast<CallExpr>(C)) // __builtin_expect(c, 0), C10_UNLIKELY
+      if (CE->getNumArgs() >= 1 && calleeOf(CE->getCallee()).find("expect") != std::string::npos)
+        return addBounds(CE->getArg(0), Holds, What, Loc, Depth + 1);
+    if (const auto *CE = dyn_cast<CastExpr>(C))
+      return addBounds(CE->getSubExpr(), Holds, What, Loc, Depth + 1);
+    if (const auto *UO = dyn_cast<UnaryOperator>(C)) {
+      if (UO->getOpcode() == UO_LNot)
+        addBounds(UO->getSubExpr(), !Holds, What, Loc, Depth + 1);
+      return;
+    }
+    const auto *BO = dyn_cast<BinaryOperator>(C);
+    if (!BO)
+      return;
+    BinaryOperatorKind Op = BO->getOpcode();
+    if ((Op == BO_LAnd && Holds) || (Op == BO_LOr && !Holds)) {
+      addBounds(BO->getLHS(), Holds, What, Loc, Depth + 1);
+      addBounds(BO->getRHS(), Holds, What, Loc, Depth + 1);
+      return;
+    }
+    if (!BO->isRelationalOp())
+      return;
+    if (!Holds) // !(a > b) is a <= b
+      Op = Op == BO_GT ? BO_LE : Op == BO_GE ? BO_LT : Op == BO_LT ? BO_GE : BO_GT;
+    const Expr *P, *M;
+    bool Strict = Op == BO_LT || Op == BO_GT;
+    if (Op == BO_LT || Op == BO_LE)
+      P = BO->getLHS(), M = BO->getRHS();
+    else
+      P = BO->getRHS(), M = BO->getLHS();
+    auto V = foldInt(strip(M), Ctx);
+    if (!V || foldInt(strip(P), Ctx))
+      return;
+    addProduct(P, Strict ? *V - 1 : *V, What, Loc);
+  }
+
+  /// p <= Max where p is a product: its factors, constants folded into Max.
+  void addProduct(const Expr *P, int64_t Max, const std::string &What, SourceLocation Loc) {
+    std::vector<const Expr *> Factors;
+    std::vector<const Expr *> Work = {P};
+    while (!Work.empty() && Factors.size() < 16) {
+      const Expr *E = strip(Work.back());
+      Work.pop_back();
+      if (const auto *BO = dyn_cast<BinaryOperator>(E); BO && BO->getOpcode() == BO_Mul) {
+        Work.push_back(BO->getRHS());
+        Work.push_back(BO->getLHS());
+        continue;
+      }
+      if (auto V = foldInt(E, Ctx)) {
+        if (*V <= 0)
+          return;
+        Max /= *V;
+        continue;
+      }
+      Factors.push_back(E);
+    }
+    if (!Factors.empty() && Max > 0)
+      addCheck(Factors, Max, What, Loc);
+  }
+
+  void addCheck(const std::vector<const Expr *> &Factors, int64_t Max, const std::string &What,
+                SourceLocation Loc) {
+    Check C;
+    C.Factors = Factors;
+    C.Max = Max;
+    C.What = What;
+    C.Loc = Loc;
+    SourceLocation FL = SM.getExpansionLoc(Loc);
+    C.Offset = SM.getFileOffset(FL);
+    C.File = SM.getFileID(FL);
+    Checks.push_back(std::move(C));
+  }
+
+  // ---- launches -----------------------------------------------------------
+  const FunctionDecl *kernelOf(const Expr *E, unsigned Depth = 0) {
+    if (!E || Depth > 4)
+      return nullptr;
+    E = E->IgnoreParenCasts();
+    if (const auto *UO = dyn_cast<UnaryOperator>(E); UO && UO->getOpcode() == UO_AddrOf)
+      return kernelOf(UO->getSubExpr(), Depth + 1);
+    if (const auto *DR = dyn_cast<DeclRefExpr>(E)) {
+      if (const auto *FD = dyn_cast<FunctionDecl>(DR->getDecl()))
+        return FD;
+      if (const auto *VD = dyn_cast<VarDecl>(DR->getDecl())) // auto kernel = k<T, 4>;
+        if (VD->hasLocalStorage() && VD->getInit() && !Assigned.count(VD))
+          return kernelOf(VD->getInit(), Depth + 1);
+      return nullptr;
+    }
+    if (const auto *UL = dyn_cast<UnresolvedLookupExpr>(E)) {
+      // A template kernel named in a dependent context: one candidate.
+      const FunctionDecl *Found = nullptr;
+      for (const NamedDecl *D : UL->decls()) {
+        const FunctionDecl *FD = nullptr;
+        if (const auto *FT = dyn_cast<FunctionTemplateDecl>(D->getUnderlyingDecl()))
+          FD = FT->getTemplatedDecl();
+        else
+          FD = dyn_cast<FunctionDecl>(D->getUnderlyingDecl());
+        if (!FD || (Found && factsKey(Found) != factsKey(FD)))
+          return nullptr;
+        Found = FD;
+      }
+      return Found;
+    }
+    return nullptr;
+  }
+
+  void addLaunch(const Expr *Callee, const Expr *Grid, std::vector<const Expr *> Args,
+                 SourceLocation Loc, bool HasArgs = true) {
+    Launch L;
+    L.Kernel = kernelOf(Callee);
+    if (!L.Kernel || !L.Kernel->hasAttr<CUDAGlobalAttr>())
+      return;
+    L.Grid = Grid;
+    if (HasArgs)
+      L.Args = std::move(Args);
+    L.Loc = Loc;
+    SourceLocation FL = SM.getExpansionLoc(Loc);
+    L.Offset = SM.getFileOffset(FL);
+    L.File = SM.getFileID(FL);
+    Launches.push_back(std::move(L));
+  }
+
+  std::string where(SourceLocation L) {
+    L = SM.getExpansionLoc(L);
+    return llvm::sys::path::filename(SM.getFilename(L)).str() + ":" +
+           std::to_string(SM.getExpansionLineNumber(L));
+  }
+
+  /// A local's initializer, when the local is never written after it.
+  const Expr *initOf(const Expr *E) {
+    const auto *DR = dyn_cast<DeclRefExpr>(E);
+    if (!DR)
+      return nullptr;
+    const auto *VD = dyn_cast<VarDecl>(DR->getDecl());
+    if (!VD || !VD->hasLocalStorage() || isa<ParmVarDecl>(VD) || Assigned.count(VD) ||
+        VD->getType()->isReferenceType())
+      return nullptr;
+    return VD->getInit();
+  }
+
+  static std::string nameOf(const Expr *E) {
+    if (const auto *DR = dyn_cast<DeclRefExpr>(E))
+      return DR->getDecl()->getNameAsString();
+    if (const auto *ME = dyn_cast<MemberExpr>(E))
+      return ME->getMemberDecl()->getNameAsString();
+    if (const auto *DM = dyn_cast<CXXDependentScopeMemberExpr>(E))
+      return DM->getMember().getAsString();
+    return "";
+  }
+
+  static bool ceilDivName(StringRef N) {
+    std::string L = N.lower();
+    return L == "ceil_div" || L == "cdiv" || L == "div_ceil" || L == "divup" || L == "div_up" ||
+           L == "ceildiv" || L == "div_round_up" || L == "ceil_div_int" || L == "ceildivup" ||
+           L == "round_up_div" || L == "iceil_div" || L == "ceil_divide" || L == "ceil";
+  }
+
+  /// One axis of a grid (or one scalar grid): what bounds the number of
+  /// blocks along it.
+  SiteFact axis(const Expr *E, unsigned Depth = 0) {
+    SiteFact F;
+    if (!E || Depth > 6)
+      return F;
+    if (const auto *DA = dyn_cast<CXXDefaultArgExpr>(E))
+      E = DA->getExpr();
+    E = strip(E);
+    if (auto V = foldInt(E, Ctx)) {
+      if (*V >= 1) {
+        F.Known = F.HasRange = true;
+        F.Hi = *V - 1;
+      }
+      return F;
+    }
+    if (const Expr *Init = initOf(E)) {
+      F = axis(Init, Depth + 1);
+      if (!F.Known) {
+        F.Known = true;
+        F.BoundBy = nameOf(E);
+      }
+      return F;
+    }
+    if (isa<DeclRefExpr, MemberExpr, CXXDependentScopeMemberExpr>(E)) {
+      std::string N = nameOf(E);
+      if (!N.empty() && !E->getType().isNull() && !E->getType()->isPointerType()) {
+        F.Known = true;
+        F.BoundBy = N;
+      }
+      return F;
+    }
+    if (const auto *BO = dyn_cast<BinaryOperator>(E); BO && BO->getOpcode() == BO_Div)
+      return ceilDiv(BO->getLHS(), BO->getRHS(), Depth);
+    std::string Name;
+    std::vector<const Expr *> Args;
+    if (callParts(E, Name, Args)) {
+      if (Args.size() == 2 && ceilDivName(Name))
+        return ceilDiv(Args[0], Args[1], Depth, /*Exact=*/true);
+      if (Args.size() == 2 && (Name == "min" || Name == "__min" || Name == "umin")) {
+        auto A = foldInt(strip(Args[0]), Ctx), B = foldInt(strip(Args[1]), Ctx);
+        if (A || B) { // min(n, 65535): [0, 65534], and below n
+          if (A && B)
+            return axis(Args[0], Depth + 1);
+          int64_t C = A ? *A : *B;
+          F = axis(A ? Args[1] : Args[0], Depth + 1);
+          if (C >= 1 && (!F.HasRange || F.Hi > C - 1)) {
+            F.Known = F.HasRange = true;
+            F.Lo = 0;
+            F.Hi = C - 1;
+          }
+          return F;
+        }
+      }
+    }
+    return F;
+  }
+
+  /// ceil(n / B) in its spellings: (n + B - 1) / B, DIVUP(n, B), n / B.
+  SiteFact ceilDiv(const Expr *Num, const Expr *Den, unsigned Depth, bool Exact = false) {
+    SiteFact F;
+    auto B = foldInt(strip(Den), Ctx);
+    if (B && *B <= 0)
+      return F;
+    std::string DenText = textOf(strip(Den));
+    // The additive terms of the numerator: one that names the quantity,
+    // constants, and (for a symbolic B) B itself.
+    std::vector<std::pair<const Expr *, bool>> Work = {{Num, false}};
+    const Expr *Main = nullptr;
+    int64_t K = 0;
+    int DenTerms = 0;
+    while (!Work.empty()) {
+      auto [E, Neg] = Work.back();
+      Work.pop_back();
+      E = strip(E);
+      if (const auto *BO = dyn_cast<BinaryOperator>(E);
+          BO && (BO->getOpcode() == BO_Add || BO->getOpcode() == BO_Sub)) {
+        Work.push_back({BO->getLHS(), Neg});
+        Work.push_back({BO->getRHS(), BO->getOpcode() == BO_Sub ? !Neg : Neg});
+        continue;
+      }
+      if (auto V = foldInt(E, Ctx)) {
+        K += Neg ? -*V : *V;
+        continue;
+      }
+      if (!B && !Neg && textOf(E) == DenText) {
+        ++DenTerms;
+        continue;
+      }
+      if (Main || Neg)
+        return F;
+      Main = E;
+    }
+    if (!Main)
+      return F;
+    // floor((n + K) / B) <= ceil(n / B) needs K <= B - 1; a call to a
+    // ceil-div helper is ceil(n / B) whatever its spelling.
+    if (!Exact) {
+      if (B && DenTerms == 0 && K > *B - 1)
+        return F;
+      if (!B && !(DenTerms == 0 && K <= 0) && !(DenTerms == 1 && K <= -1))
+        return F;
+    }
+    SiteFact N = axis(Main, Depth + 1);
+    if (!N.Known || N.BoundBy.empty())
+      return F;
+    F.Known = true;
+    F.BoundBy = N.BoundBy;
+    F.Div = B ? N.Div * *B : N.Div; // cdiv(cdiv(n, a), b) = cdiv(n, a*b)
+    return F;
+  }
+
+  std::string textOf(const Expr *E) {
+    CharSourceRange R = CharSourceRange::getTokenRange(E->getSourceRange());
+    R = Lexer::makeFileCharRange(R, SM, Ctx.getLangOpts());
+    if (R.isInvalid())
+      R = CharSourceRange::getTokenRange(SM.getExpansionRange(E->getSourceRange()).getAsRange());
+    bool Invalid = false;
+    StringRef T = Lexer::getSourceText(R, SM, Ctx.getLangOpts(), &Invalid);
+    std::string S;
+    if (!Invalid)
+      for (char C : T)
+        if (!isspace(static_cast<unsigned char>(C)))
+          S += C;
+    return S;
+  }
+
+  /// The three axes of a grid expression: a dim3 (constructed here or in a
+  /// local) or a scalar.
+  void grid(const Expr *E, SiteFact (&Axes)[3], unsigned Depth = 0) {
+    if (!E || Depth > 6)
+      return;
+    E = strip(E);
+    if (const auto *CC = dyn_cast<CXXConstructExpr>(E)) {
+      if (CC->getNumArgs() == 1 && CC->getArg(0)->getType()->isRecordType()) // copy
+        return grid(CC->getArg(0), Axes, Depth + 1);
+      for (unsigned I = 0; I < 3 && I < CC->getNumArgs(); ++I)
+        Axes[I] = axis(CC->getArg(I), Depth + 1);
+      return;
+    }
+    if (const auto *IL = dyn_cast<InitListExpr>(E)) {
+      for (unsigned I = 0; I < 3; ++I)
+        Axes[I] = I < IL->getNumInits() ? axis(IL->getInit(I), Depth + 1) : axis1();
+      return;
+    }
+    if (const auto *UC = dyn_cast<CXXUnresolvedConstructExpr>(E)) { // dim3(dependent...)
+      for (unsigned I = 0; I < 3; ++I)
+        Axes[I] = I < UC->getNumArgs() ? axis(UC->getArg(I), Depth + 1) : axis1();
+      return;
+    }
+    if (const auto *PL = dyn_cast<ParenListExpr>(E)) {
+      for (unsigned I = 0; I < 3; ++I)
+        Axes[I] = I < PL->getNumExprs() ? axis(PL->getExpr(I), Depth + 1) : axis1();
+      return;
+    }
+    QualType T = E->getType();
+    bool Dim3 = !T.isNull() && T->isRecordType();
+    if (Dim3) {
+      if (const Expr *Init = initOf(E))
+        grid(Init, Axes, Depth + 1);
+      return; // a dim3 the launcher computes elsewhere
+    }
+    Axes[0] = axis(E, Depth + 1); // k<<<n, ...>>>: y and z are 1
+    Axes[1] = Axes[2] = axis1();
+  }
+
+  static SiteFact axis1() {
+    SiteFact F;
+    F.Known = F.HasRange = true;
+    return F;
+  }
+
+  SiteFact argFact(const Expr *E, unsigned Depth = 0) {
+    SiteFact F;
+    if (!E || Depth > 4)
+      return F;
+    E = strip(E);
+    if (auto V = foldInt(E, Ctx)) {
+      F.Known = F.HasRange = true;
+      F.Lo = F.Hi = *V;
+      return F;
+    }
+    if (const Expr *Init = initOf(E)) {
+      if (auto V = foldInt(strip(Init), Ctx)) {
+        F.Known = F.HasRange = true;
+        F.Lo = F.Hi = *V;
+        return F;
+      }
+    }
+    if (isa<DeclRefExpr, MemberExpr, CXXDependentScopeMemberExpr>(E)) {
+      std::string N = nameOf(E);
+      if (!N.empty()) {
+        F.Known = true;
+        F.BoundBy = N;
+      }
+    }
+    return F;
+  }
+
+  void record(const Launch &L) {
+    const FunctionDecl *Key = factsKey(L.Kernel);
+    KernelFacts &K = Out[Key];
+    std::string W = where(L.Loc);
+    for (const LaunchSite &S : K.Sites) // the same launch seen twice
+      if (S.Offset == L.Offset && S.Where == W)
+        return;
+    LaunchSite S;
+    S.Where = W;
+    S.Offset = L.Offset;
+    grid(L.Grid, S.Axis);
+    const FunctionDecl *Def = Key->getDefinition() ? Key->getDefinition() : Key;
+    S.Args.resize(Def->getNumParams());
+    for (unsigned I = 0; I < Def->getNumParams() && I < L.Args.size(); ++I) {
+      QualType T = Def->getParamDecl(I)->getType();
+      if (T.isNull() || T->isPointerType() || T->isRealFloatingType() || T->isRecordType())
+        continue;
+      S.Args[I] = argFact(L.Args[I]);
+    }
+    K.Sites.push_back(std::move(S));
+  }
+
+  // ---- checks ---------------------------------------------------------------
+  /// The kernel's name for a factor the launcher checks: the parameter the
+  /// same value (same variable, same text, or a local initialised by it) is
+  /// passed as, `numel(p)` for x.numel() when x.data_ptr() is passed as p,
+  /// or a kernel parameter of the same name.
+  std::string mapFactor(const Expr *F, const Launch &L, const FunctionDecl *Def) {
+    F = strip(F);
+    std::string FT = textOf(F);
+    const Expr *FInit = initOf(F);
+    std::string FInitText = FInit ? textOf(strip(FInit)) : "";
+    const ValueDecl *FD = nullptr;
+    if (const auto *DR = dyn_cast<DeclRefExpr>(F))
+      FD = DR->getDecl();
+    // x.numel(): the tensor whose data pointer is passed.
+    std::string NumelOf;
+    {
+      std::string N;
+      std::vector<const Expr *> A;
+      if (const auto *MC = dyn_cast<CallExpr>(F))
+        if (const auto *CE = dyn_cast<CXXDependentScopeMemberExpr>(MC->getCallee()->IgnoreParenImpCasts()))
+          if (CE->getMember().getAsString() == "numel" && !CE->isImplicitAccess())
+            NumelOf = textOf(strip(CE->getBase()));
+      if (const auto *MC = dyn_cast<CXXMemberCallExpr>(F))
+        if (calleeOf(MC->getCallee()) == "numel")
+          NumelOf = textOf(strip(MC->getImplicitObjectArgument()));
+    }
+    unsigned N = std::min<unsigned>(Def->getNumParams(), L.Args.size());
+    for (unsigned I = 0; I < N; ++I) {
+      const Expr *A = strip(L.Args[I]);
+      std::string Param = Def->getParamDecl(I)->getNameAsString();
+      if (Param.empty())
+        continue;
+      if (!NumelOf.empty()) {
+        // x.data_ptr<T>(), (T *)x.data_ptr(), reinterpret_cast<T *>(x.data_ptr())
+        const Expr *P = A->IgnoreParenCasts();
+        if (const auto *PC = dyn_cast<CallExpr>(P)) {
+          const Expr *C = PC->getCallee()->IgnoreParenImpCasts();
+          const Expr *Base = nullptr;
+          if (const auto *ME = dyn_cast<MemberExpr>(C))
+            Base = ME->getBase();
+          else if (const auto *DM = dyn_cast<CXXDependentScopeMemberExpr>(C))
+            Base = DM->isImplicitAccess() ? nullptr : DM->getBase();
+          std::string Callee = calleeOf(C);
+          if (Base && StringRef(Callee).contains("data") && textOf(strip(Base)) == NumelOf)
+            return "numel(" + Param + ")";
+        }
+        continue;
+      }
+      if (FD)
+        if (const auto *DR = dyn_cast<DeclRefExpr>(A); DR && DR->getDecl() == FD)
+          return Param;
+      std::string AT = textOf(A);
+      if (!AT.empty() && (AT == FT || AT == FInitText))
+        return Param;
+      if (const Expr *AInit = initOf(A))
+        if (textOf(strip(AInit)) == FT)
+          return Param;
+    }
+    if (!NumelOf.empty())
+      return "";
+    std::string Name = nameOf(F);
+    if (!Name.empty())
+      for (const ParmVarDecl *P : Def->parameters())
+        if (P->getName() == Name)
+          return Name;
+    return "";
+  }
+
+  void recordCheck(const Check &C, const Launch &L) {
+    const FunctionDecl *Key = factsKey(L.Kernel);
+    const FunctionDecl *Def = Key->getDefinition() ? Key->getDefinition() : Key;
+    CheckedProduct P;
+    P.Max = C.Max;
+    for (const Expr *F : C.Factors) {
+      std::string N = mapFactor(F, L, Def);
+      if (!N.empty()) // an unmapped factor is left out: the rest is still bounded
+        P.Factors.push_back(N);
+    }
+    if (P.Factors.empty())
+      return;
+    // One 32-bit parameter at most INT_MAX says nothing its type does not.
+    if (P.Factors.size() == 1 && P.Max >= INT32_MAX)
+      for (const ParmVarDecl *PD : Def->parameters())
+        if (PD->getName() == P.Factors[0] && !PD->getType()->isDependentType() &&
+            PD->getType()->isIntegerType() && Ctx.getTypeSize(PD->getType()) <= 32)
+          return;
+    P.Source = C.What + " at " + where(C.Loc);
+    auto &Ks = Out[Key].Checked;
+    for (const CheckedProduct &Q : Ks)
+      if (Q.Factors == P.Factors && Q.Max == P.Max)
+        return;
+    Ks.push_back(std::move(P));
+  }
+};
+
+/// Merges what the sites say: a range if every site gives one (their
+/// union), a name if every site gives the same name.
+ValueHint merge(const std::vector<const SiteFact *> &Fs, const std::vector<std::string> &Where) {
+  ValueHint H;
+  if (Fs.empty())
+    return H;
+  bool AllRange = true, SameName = true;
+  int64_t Lo = INT64_MAX, Hi = INT64_MIN, Div = INT64_MAX;
+  for (const SiteFact *F : Fs) {
+    if (!F || !F->Known)
+      return H;
+    AllRange &= F->HasRange;
+    if (F->HasRange)
+      Lo = std::min(Lo, F->Lo), Hi = std::max(Hi, F->Hi);
+    SameName &= !F->BoundBy.empty() && F->BoundBy == Fs[0]->BoundBy;
+    Div = std::min(Div, F->Div);
+  }
+  if (AllRange) {
+    H.HasRange = true;
+    H.Lo = Lo;
+    H.Hi = Hi;
+  }
+  if (SameName) {
+    H.BoundBy = Fs[0]->BoundBy;
+    H.BoundDiv = Div;
+  }
+  if (H.any()) {
+    H.Source = "launch at " + Where[0];
+    if (Where.size() > 1)
+      H.Source += " (+" + std::to_string(Where.size() - 1) + " more)";
+  }
+  return H;
+}
+
+void finish(KernelFacts &K) {
+  std::vector<std::string> Where;
+  for (const LaunchSite &S : K.Sites)
+    Where.push_back(S.Where);
+  for (unsigned A = 0; A < 3; ++A) {
+    std::vector<const SiteFact *> Fs;
+    for (const LaunchSite &S : K.Sites)
+      Fs.push_back(&S.Axis[A]);
+    K.Axis[A] = merge(Fs, Where);
+  }
+  size_t NP = 0;
+  for (const LaunchSite &S : K.Sites)
+    NP = std::max(NP, S.Args.size());
+  K.Args.resize(NP);
+  for (size_t I = 0; I < NP; ++I) {
+    std::vector<const SiteFact *> Fs;
+    for (const LaunchSite &S : K.Sites)
+      Fs.push_back(I < S.Args.size() ? &S.Args[I] : nullptr);
+    K.Args[I] = merge(Fs, Where);
+  }
+}
+
+class LaunchCollector : public RecursiveASTVisitor<LaunchCollector> {
+public:
+  LaunchCollector(ASTContext &Ctx, LaunchScanner &S) : SM(Ctx.getSourceManager()), S(S) {}
+  bool shouldVisitTemplateInstantiations() const { return false; }
+  bool shouldVisitImplicitCode() const { return false; }
+  bool TraverseDecl(Decl *D) {
+    if (D && !isa<TranslationUnitDecl>(D) && D->getLocation().isValid() &&
+        SM.isInSystemHeader(SM.getExpansionLoc(D->getLocation())))
+      return true;
+    return RecursiveASTVisitor::TraverseDecl(D);
+  }
+  bool VisitFunctionDecl(FunctionDecl *FD) {
+    if (!FD->doesThisDeclarationHaveABody() || FD->hasAttr<CUDAGlobalAttr>())
+      return true;
+    if (const auto *MD = dyn_cast<CXXMethodDecl>(FD); MD && MD->getParent()->isLambda())
+      return true; // walked with the function that holds the lambda
+    S.scanFunction(FD);
+    return true;
+  }
+
+private:
+  SourceManager &SM;
+  LaunchScanner &S;
+};
+
+FactsMap scanLaunches(ASTContext &Ctx, const std::string &Helpers) {
+  FactsMap M;
+  llvm::Regex R("^(" + (Helpers.empty() ? std::string("$^") : Helpers) + ")$");
+  LaunchScanner S(Ctx, M, R);
+  LaunchCollector C(Ctx, S);
+  C.TraverseDecl(Ctx.getTranslationUnitDecl());
+  for (auto &[K, F] : M)
+    finish(F);
+  return M;
+}
+
+
 class Lowerer {
 public:
-  Lowerer(ASTContext &Ctx, Function &F) : Ctx(Ctx), SM(Ctx.getSourceManager()), F(F) {}
+  Lowerer(ASTContext &Ctx, Function &F, const KernelFacts *KF = nullptr)
+      : Ctx(Ctx), SM(Ctx.getSourceManager()), F(F), KF(KF) {}
 
   void lowerFunction(const FunctionDecl *FD) {
     Stack.push_back(FD);
@@ -47,6 +944,7 @@ private:
   ASTContext &Ctx;
   SourceManager &SM;
   Function &F;
+  const KernelFacts *KF; // what the launchers say about this kernel
   std::map<const ValueDecl *, const Node *> Env;
   std::vector<Guard> Guards;
   std::vector<const FunctionDecl *> Stack; // inlining stack
@@ -316,8 +1214,11 @@ private:
       N->Name = D->getNameAsString();
       return N;
     }
-    if (isa<ParmVarDecl>(D))
-      return param(D->getNameAsString(), DR);
+    if (const auto *PD = dyn_cast<ParmVarDecl>(D)) {
+      Node *N = param(D->getNameAsString(), DR);
+      hintParam(N, PD);
+      return N;
+    }
     if (const auto *VD = dyn_cast<VarDecl>(D)) {
       // A local the walk has not seen assigned (declared in a construct the
       // walk does not model): a constant if its initializer folds.
@@ -329,6 +1230,22 @@ private:
       return N;
     }
     return opaque(DR);
+  }
+
+  /// A parameter of the function being lowered: what its launchers pass.
+  void hintParam(Node *N, const ParmVarDecl *PD) {
+    if (!KF || Stack.empty())
+      return;
+    const auto *Owner = dyn_cast<FunctionDecl>(PD->getDeclContext());
+    unsigned I = PD->getFunctionScopeIndex();
+    if (Owner && factsKey(Owner) == factsKey(Stack.front()) && I < KF->Args.size())
+      N->Hint = KF->Args[I];
+  }
+
+  /// blockIdx along an axis ('x', 'y', 'z'): the grid the launchers show.
+  void hintLaunchIdx(Node *N, char Axis) {
+    if (KF && Axis >= 'x' && Axis <= 'z')
+      N->Hint = KF->Axis[Axis - 'x'];
   }
 
   /// threadIdx.x, blockIdx.y, blockDim.x, gridDim.z as launch nodes.
@@ -355,6 +1272,8 @@ private:
     Node *N = make(K, IntTy::integer(32, false), E);
     N->Name = B + "." + Comp;
     N->Value = V;
+    if (K == Kind::LaunchIdx && Comp.size() == 1)
+      hintLaunchIdx(N, Comp[0]);
     return N;
   }
 
@@ -668,6 +1587,8 @@ private:
         if (Name == B.first) {
           Node *X = make(B.second, IntTy::integer(32, false), CE);
           X->Name = Name;
+          if (B.second == Kind::LaunchIdx)
+            hintLaunchIdx(X, Name.back());
           return X;
         }
     }
@@ -984,8 +1905,8 @@ bool isKernel(const FunctionDecl *FD) {
 class Collector : public RecursiveASTVisitor<Collector> {
 public:
   Collector(ASTContext &Ctx, Language L, bool MainOnly,
-            std::vector<std::unique_ptr<Function>> &Out)
-      : Ctx(Ctx), L(L), MainOnly(MainOnly), Out(Out) {}
+            std::vector<std::unique_ptr<Function>> &Out, const FactsMap &Facts)
+      : Ctx(Ctx), L(L), MainOnly(MainOnly), Out(Out), Facts(Facts) {}
   bool shouldVisitTemplateInstantiations() const { return true; }
   bool shouldVisitImplicitCode() const { return false; }
 
@@ -1004,7 +1925,15 @@ public:
     Fn->Name = FD->getQualifiedNameAsString();
     Fn->Lang = L;
     Fn->IsKernel = isKernel(FD);
-    Lowerer Lw(Ctx, *Fn);
+    const KernelFacts *KF = nullptr;
+    if (Fn->IsKernel) {
+      auto It = Facts.find(factsKey(FD));
+      if (It != Facts.end()) {
+        KF = &It->second;
+        Fn->Checked = KF->Checked;
+      }
+    }
+    Lowerer Lw(Ctx, *Fn, KF);
     Fn->Range.Begin.File = std::string(SM.getFilename(Loc));
     Fn->Range.Begin.Line = SM.getSpellingLineNumber(Loc);
     Fn->Range.Begin.Col = SM.getSpellingColumnNumber(Loc);
@@ -1019,14 +1948,17 @@ private:
   Language L;
   bool MainOnly;
   std::vector<std::unique_ptr<Function>> &Out;
+  const FactsMap &Facts;
   std::set<const FunctionDecl *> Seen;
 };
 
 } // namespace
 
 void lowerASTContext(ASTContext &Ctx, Language L, bool MainFileOnly,
-                     std::vector<std::unique_ptr<Function>> &Out) {
-  Collector C(Ctx, L, MainFileOnly, Out);
+                     std::vector<std::unique_ptr<Function>> &Out,
+                     const std::string &CheckedHelpers) {
+  FactsMap Facts = scanLaunches(Ctx, CheckedHelpers);
+  Collector C(Ctx, L, MainFileOnly, Out, Facts);
   C.TraverseDecl(Ctx.getTranslationUnitDecl());
 }
 
