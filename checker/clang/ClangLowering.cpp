@@ -180,7 +180,11 @@ public:
     Launches.clear();
     Checks.clear();
     Assigned.clear();
+    Locals.clear();
+    for (const ParmVarDecl *P : FD->parameters())
+      addLocal(P);
     walk(Body, 0);
+    lexLaunches(FD);
     for (const Launch &L : Launches)
       record(L);
     for (const Check &C : Checks)
@@ -194,9 +198,13 @@ private:
     const FunctionDecl *Kernel = nullptr;
     const Expr *Grid = nullptr;
     std::vector<const Expr *> Args;
+    std::vector<std::string> ArgText; ///< each argument, without whitespace
     SourceLocation Loc;
     unsigned Offset = 0;
     FileID File;
+    bool Lexical = false; ///< read from tokens: LexAxis and LexArgs hold the facts
+    SiteFact LexAxis[3];
+    std::vector<SiteFact> LexArgs;
   };
   struct Check {
     std::vector<const Expr *> Factors;
@@ -214,6 +222,577 @@ private:
   std::vector<Launch> Launches;
   std::vector<Check> Checks;
   std::set<const ValueDecl *> Assigned; // locals written after their init
+  std::map<std::string, const VarDecl *> Locals; // by name; null when ambiguous
+
+public:
+  std::multimap<std::string, const FunctionDecl *> Kernels; // by name, for lexLaunches
+
+private:
+  void addLocal(const VarDecl *VD) {
+    auto [It, New] = Locals.emplace(VD->getNameAsString(), VD);
+    if (!New && It->second != VD)
+      It->second = nullptr;
+  }
+
+  // ---- launches clang dropped ----------------------------------------------
+  //
+  // A launch whose statement did not type-check is not in the AST: the
+  // commonest case is a launch inside a dispatch macro whose definition is in
+  // a missing header (VLLM_DISPATCH_FLOATING_TYPES(..., [&] {
+  // k<scalar_t><<<grid, block>>>(...); })), where scalar_t is undeclared.
+  // The launch is then read from the tokens of the function body: the
+  // kernel's name, the grid (a name, a constant, dim3(...), a ceil-div call)
+  // and the arguments (names, members, constants). Names of the function's
+  // locals resolve through the AST, which still has their declarations.
+
+  struct Tok {
+    tok::TokenKind K;
+    std::string S;
+    unsigned Offset;
+  };
+
+  void lexLaunches(const FunctionDecl *FD) {
+    SourceRange R = FD->getBody()->getSourceRange();
+    SourceLocation B = SM.getExpansionLoc(R.getBegin()), E = SM.getExpansionLoc(R.getEnd());
+    FileID FID = SM.getFileID(B);
+    if (FID != SM.getFileID(E))
+      return;
+    for (const Launch &L : Launches)
+      SeenLaunches.insert({L.File, L.Offset});
+    std::vector<Tok> Ts;
+    if (!lexRange(FID, SM.getFileOffset(B), SM.getFileOffset(E), Ts))
+      return;
+    for (size_t I = 0; I < Ts.size(); ++I)
+      if (Ts[I].K == tok::lesslessless)
+        lexLaunch(Ts, 0, I, FID);
+  }
+
+public:
+  /// The launches in a file that no function the AST has holds: a host
+  /// function whose signature names a type from a missing header
+  /// (torch::Tensor) is parsed as a variable and its body dropped. Its
+  /// locals are read from the tokens too (dim3 grid(...); int n = ...;).
+  /// Checks in such functions are not read.
+  void scanFileTokens(FileID FID) {
+    bool Invalid = false;
+    StringRef Buf = SM.getBufferData(FID, &Invalid);
+    if (Invalid || Buf.find("<<<") == StringRef::npos)
+      return;
+    std::vector<Tok> Ts;
+    if (!lexRange(FID, 0, Buf.size(), Ts))
+      return;
+    // The body each token is in: the outermost brace that is not a
+    // namespace's or an extern "C" block's.
+    std::vector<size_t> Region(Ts.size(), 0);
+    std::vector<std::pair<size_t, bool>> Braces; // open index, transparent
+    size_t Open = 0;
+    bool InBody = false;
+    for (size_t I = 0; I < Ts.size(); ++I) {
+      if (Ts[I].K == tok::l_brace) {
+        bool Transparent =
+            !InBody && ((I >= 1 && Ts[I - 1].S == "namespace") ||
+                        (I >= 2 && Ts[I - 2].S == "namespace") ||
+                        (I >= 1 && Ts[I - 1].K == tok::string_literal) ||
+                        (I >= 1 && (Ts[I - 1].S == "struct" || Ts[I - 1].S == "class")) ||
+                        (I >= 2 && (Ts[I - 2].S == "struct" || Ts[I - 2].S == "class")));
+        Braces.push_back({I, Transparent});
+        if (!Transparent && !InBody) {
+          InBody = true;
+          Open = I;
+        }
+      } else if (Ts[I].K == tok::r_brace && !Braces.empty()) {
+        Braces.pop_back();
+        InBody = false;
+        for (auto &Br : Braces)
+          if (!Br.second) {
+            InBody = true;
+            break;
+          }
+      }
+      Region[I] = InBody ? Open : I;
+    }
+    for (size_t I = 0; I < Ts.size(); ++I)
+      if (Ts[I].K == tok::lesslessless) {
+        Launches.clear();
+        Assigned.clear();
+        Locals.clear();
+        lexLaunch(Ts, Region[I], I, FID);
+        for (const Launch &L : Launches)
+          record(L);
+      }
+  }
+
+private:
+  std::set<std::pair<FileID, unsigned>> SeenLaunches; // launches already read
+  const std::vector<Tok> *LexToks = nullptr;          // for lexDecl
+  size_t LexBegin = 0, LexAt = 0;
+
+  bool lexRange(FileID FID, unsigned BO, unsigned EO, std::vector<Tok> &Ts) {
+    bool Invalid = false;
+    StringRef Buf = SM.getBufferData(FID, &Invalid);
+    if (Invalid || EO <= BO || EO > Buf.size() ||
+        Buf.substr(BO, EO - BO).find("<<<") == StringRef::npos)
+      return false;
+    Lexer Lx(SM.getLocForStartOfFile(FID), Ctx.getLangOpts(), Buf.begin(), Buf.begin() + BO,
+             Buf.end());
+    Token T;
+    while (true) {
+      Lx.LexFromRawLexer(T);
+      if (T.is(tok::eof))
+        break;
+      unsigned Off = SM.getFileOffset(T.getLocation());
+      if (Off > EO)
+        break;
+      if (T.is(tok::hash) && T.isAtStartOfLine()) { // skip a directive line
+        while (true) {
+          Lx.LexFromRawLexer(T);
+          if (T.is(tok::eof) || T.isAtStartOfLine())
+            break;
+        }
+        if (T.is(tok::eof))
+          break;
+        Off = SM.getFileOffset(T.getLocation());
+        if (Off > EO)
+          break;
+      }
+      std::string S = T.is(tok::raw_identifier) ? T.getRawIdentifier().str()
+                                                 : Lexer::getSpelling(T, SM, Ctx.getLangOpts());
+      Ts.push_back({T.getKind(), S, Off});
+    }
+    return true;
+  }
+
+  /// A local declared by tokens before the launch, in the same body, and
+  /// not written again before it: `dim3 grid(a, b)`, `int n = ...;`.
+  struct LexLocal {
+    bool Dim3 = false;
+    bool Ctor = false; ///< NAME(args) / NAME{args}: Parts; NAME = init: Init
+    std::vector<std::vector<Tok>> Parts;
+    std::vector<Tok> Init;
+  };
+
+  std::optional<LexLocal> lexDecl(const std::string &N) {
+    if (!LexToks || N.empty())
+      return std::nullopt;
+    const std::vector<Tok> &Ts = *LexToks;
+    for (size_t J = LexAt; J-- > LexBegin + 1;) {
+      if (Ts[J].K != tok::raw_identifier || Ts[J].S != N || J + 1 >= Ts.size())
+        continue;
+      tok::TokenKind Next = Ts[J + 1].K;
+      bool TypeBefore = Ts[J - 1].K == tok::raw_identifier || Ts[J - 1].K == tok::greater;
+      static const std::set<std::string> NotTypes = {"return", "case", "else", "do",
+                                                      "throw", "goto", "co_return"};
+      if (!TypeBefore || NotTypes.count(Ts[J - 1].S) ||
+          (Next != tok::l_paren && Next != tok::l_brace && Next != tok::equal)) {
+        // A write after the declaration: n = ..., grid.x = ..., n += ...
+        continue;
+      }
+      // Writes between the declaration and the launch.
+      for (size_t K = J + 2; K + 1 < LexAt; ++K) {
+        if (Ts[K].K != tok::raw_identifier || Ts[K].S != N)
+          continue;
+        size_t W = K + 1;
+        if (W + 1 < LexAt && Ts[W].K == tok::period && Ts[W + 1].K == tok::raw_identifier)
+          W += 2;
+        tok::TokenKind WK = Ts[W].K;
+        if (WK == tok::equal || WK == tok::plusequal || WK == tok::minusequal ||
+            WK == tok::starequal || WK == tok::slashequal || WK == tok::plusplus ||
+            WK == tok::minusminus || (K > 0 && Ts[K - 1].K == tok::amp))
+          return std::nullopt;
+      }
+      LexLocal L;
+      for (size_t B = J; B-- > LexBegin && B + 4 > J;)
+        L.Dim3 |= Ts[B].S == "dim3";
+      if (Next == tok::equal) {
+        for (size_t K = J + 2; K < Ts.size() && Ts[K].K != tok::semi; ++K)
+          L.Init.push_back(Ts[K]);
+      } else {
+        L.Ctor = true;
+        if (split(Ts, J + 2, Next == tok::l_paren ? tok::r_paren : tok::r_brace, L.Parts) >=
+            Ts.size())
+          return std::nullopt;
+        if (L.Parts.size() == 1 && L.Parts[0].empty())
+          L.Parts.clear();
+      }
+      return L;
+    }
+    return std::nullopt;
+  }
+
+  /// Splits Ts[From..] at top-level commas until the closing token Close at
+  /// depth 0; returns the index of Close (or Ts.size()).
+  static size_t split(const std::vector<Tok> &Ts, size_t From, tok::TokenKind Close,
+                      std::vector<std::vector<Tok>> &Groups) {
+    int Depth = 0;
+    Groups.emplace_back();
+    for (size_t I = From; I < Ts.size(); ++I) {
+      tok::TokenKind K = Ts[I].K;
+      if (Depth == 0 && K == Close)
+        return I;
+      if (K == tok::l_paren || K == tok::l_square || K == tok::l_brace)
+        ++Depth;
+      if (K == tok::r_paren || K == tok::r_square || K == tok::r_brace)
+        if (--Depth < 0)
+          return Ts.size();
+      if (K == tok::semi)
+        return Ts.size();
+      if (Depth == 0 && K == tok::comma) {
+        Groups.emplace_back();
+        continue;
+      }
+      Groups.back().push_back(Ts[I]);
+    }
+    return Ts.size();
+  }
+
+  void lexLaunch(const std::vector<Tok> &Ts, size_t Begin, size_t At, FileID FID) {
+    LexToks = &Ts;
+    LexBegin = Begin;
+    LexAt = At;
+    // The kernel's name, before its template arguments.
+    size_t J = At;
+    if (J == 0)
+      return;
+    --J;
+    if (Ts[J].K == tok::greater || Ts[J].K == tok::greatergreater) {
+      int Depth = 0;
+      for (;; --J) {
+        tok::TokenKind K = Ts[J].K;
+        Depth += K == tok::greater ? 1 : K == tok::greatergreater ? 2 : K == tok::less ? -1 : 0;
+        if (Depth == 0 || J == 0)
+          break;
+      }
+      if (Depth != 0 || J == 0)
+        return;
+      --J;
+    }
+    if (Ts[J].K != tok::raw_identifier)
+      return;
+    std::string Name = Ts[J].S;
+    while (J >= 2 && Ts[J - 1].K == tok::coloncolon && Ts[J - 2].K == tok::raw_identifier)
+      J -= 2;
+    if (!SeenLaunches.insert({FID, Ts[J].Offset}).second)
+      return; // the AST or a function's tokens had this launch
+    std::vector<std::vector<Tok>> Cfg, Args;
+    size_t End = split(Ts, At + 1, tok::greatergreatergreater, Cfg);
+    if (End + 1 >= Ts.size() || Ts[End + 1].K != tok::l_paren)
+      return;
+    size_t Close = split(Ts, End + 2, tok::r_paren, Args);
+    if (Close >= Ts.size())
+      return;
+    if (Args.size() == 1 && Args[0].empty())
+      Args.clear();
+    const FunctionDecl *K = kernelNamed(Name, Args.size());
+    if (!K)
+      return;
+    Launch L;
+    L.Kernel = K;
+    L.Lexical = true;
+    L.Loc = SM.getComposedLoc(FID, Ts[J].Offset);
+    L.Offset = Ts[J].Offset;
+    L.File = FID;
+    if (!Cfg.empty())
+      lexGrid(Cfg[0], L.LexAxis);
+    for (const auto &A : Args) {
+      L.ArgText.push_back(join(A));
+      L.LexArgs.push_back(lexArg(A));
+    }
+    Launches.push_back(std::move(L));
+  }
+
+  static std::string join(const std::vector<Tok> &Ts) {
+    std::string S;
+    for (const Tok &T : Ts)
+      S += T.S;
+    return S;
+  }
+
+  const FunctionDecl *kernelNamed(const std::string &Name, size_t NArgs) {
+    auto [B, E] = Kernels.equal_range(Name);
+    const FunctionDecl *Found = nullptr;
+    for (auto It = B; It != E; ++It) {
+      const FunctionDecl *FD = It->second;
+      if (FD->getNumParams() != NArgs)
+        continue;
+      if (Found && factsKey(Found) != factsKey(FD))
+        return nullptr; // overloads: ambiguous
+      Found = FD;
+    }
+    return Found;
+  }
+
+  static std::optional<int64_t> literal(const std::vector<Tok> &Ts) {
+    if (Ts.size() != 1 || Ts[0].K != tok::numeric_constant)
+      return std::nullopt;
+    std::string S = Ts[0].S;
+    while (!S.empty() && (S.back() == 'u' || S.back() == 'U' || S.back() == 'l' ||
+                          S.back() == 'L'))
+      S.pop_back();
+    int64_t V = 0;
+    if (StringRef(S).getAsInteger(0, V))
+      return std::nullopt;
+    return V;
+  }
+
+  /// A name the tokens spell: `n`, `p.n`, `p->n`, `static_cast<int>(n)`.
+  static std::string lexName(const std::vector<Tok> &Ts) {
+    if (Ts.size() == 1 && Ts[0].K == tok::raw_identifier)
+      return Ts[0].S;
+    if (Ts.size() == 3 && Ts[0].K == tok::raw_identifier &&
+        (Ts[1].K == tok::period || Ts[1].K == tok::arrow) && Ts[2].K == tok::raw_identifier)
+      return Ts[2].S;
+    return "";
+  }
+
+  /// Drops a static_cast<T>(...) or (int) around the tokens.
+  static std::vector<Tok> unwrap(std::vector<Tok> Ts) {
+    for (int I = 0; I < 4; ++I) {
+      if (Ts.size() > 5 && Ts[0].S == "static_cast" && Ts.back().K == tok::r_paren) {
+        size_t P = 0;
+        while (P < Ts.size() && Ts[P].K != tok::l_paren)
+          ++P;
+        Ts = std::vector<Tok>(Ts.begin() + P + 1, Ts.end() - 1);
+        continue;
+      }
+      if (Ts.size() >= 4 && Ts[0].K == tok::l_paren && Ts[2].K == tok::r_paren &&
+          Ts[1].K == tok::raw_identifier) { // (int)n, (int64_t)n
+        Ts = std::vector<Tok>(Ts.begin() + 3, Ts.end());
+        continue;
+      }
+      if (Ts.size() >= 3 && Ts[0].K == tok::l_paren && Ts.back().K == tok::r_paren) {
+        std::vector<std::vector<Tok>> G;
+        if (split(Ts, 1, tok::r_paren, G) == Ts.size() - 1 && G.size() == 1) {
+          Ts = G[0];
+          continue;
+        }
+      }
+      break;
+    }
+    return Ts;
+  }
+
+  /// A local (or parameter) of the function being scanned, by name.
+  const VarDecl *local(const std::string &Name) {
+    auto It = Locals.find(Name);
+    return It == Locals.end() ? nullptr : It->second;
+  }
+
+  /// A constant the tokens spell: a literal, or a local initialised by one.
+  std::optional<int64_t> lexConst(const std::vector<Tok> &A, unsigned Depth = 0) {
+    std::vector<Tok> Ts = unwrap(A);
+    if (auto V = literal(Ts))
+      return V;
+    std::string N = Ts.size() == 1 ? lexName(Ts) : "";
+    if (N.empty() || Depth > 3)
+      return std::nullopt;
+    if (const VarDecl *VD = local(N)) {
+      if (!isa<ParmVarDecl>(VD) && VD->getInit() && !Assigned.count(VD))
+        return foldInt(strip(VD->getInit()), Ctx);
+      return std::nullopt;
+    }
+    if (auto D = lexDecl(N)) {
+      if (!D->Ctor)
+        return lexConst(D->Init, Depth + 1);
+      if (D->Parts.size() == 1)
+        return lexConst(D->Parts[0], Depth + 1);
+    }
+    return std::nullopt;
+  }
+
+  SiteFact lexAxis(std::vector<Tok> Ts, unsigned Depth = 0) {
+    Ts = unwrap(std::move(Ts));
+    SiteFact F;
+    if (Depth > 4)
+      return F;
+    if (auto V = lexConst(Ts)) {
+      if (*V >= 1) {
+        F.Known = F.HasRange = true;
+        F.Hi = *V - 1;
+      }
+      return F;
+    }
+    std::string N = lexName(Ts);
+    if (!N.empty()) {
+      if (Ts.size() == 1) {
+        if (const VarDecl *VD = local(N)) {
+          if (VD->getType()->isRecordType() || VD->getType()->isPointerType())
+            return F;
+          if (!isa<ParmVarDecl>(VD) && VD->getInit() && !Assigned.count(VD) &&
+              !VD->getType()->isReferenceType())
+            F = axis(VD->getInit());
+        } else if (auto D = lexDecl(N)) {
+          if (D->Dim3)
+            return F;
+          if (!D->Ctor)
+            F = lexAxis(D->Init, Depth + 1);
+          else if (D->Parts.size() == 1)
+            F = lexAxis(D->Parts[0], Depth + 1);
+        }
+      }
+      if (!F.Known) {
+        F.Known = true;
+        F.BoundBy = N;
+      }
+      return F;
+    }
+    // DIVUP(n, 128), ceil_div(n, BLOCK)
+    if (Ts.size() >= 4 && Ts[0].K == tok::raw_identifier && ceilDivName(Ts[0].S) &&
+        Ts[1].K == tok::l_paren && Ts.back().K == tok::r_paren) {
+      std::vector<std::vector<Tok>> G;
+      if (split(Ts, 2, tok::r_paren, G) == Ts.size() - 1 && G.size() == 2)
+        return lexCeilDiv(G[0], G[1], true, Depth);
+      return F;
+    }
+    // (n + B - 1) / B, n / B
+    int Paren = 0;
+    size_t Slash = Ts.size();
+    for (size_t I = 0; I < Ts.size(); ++I) {
+      Paren += Ts[I].K == tok::l_paren ? 1 : Ts[I].K == tok::r_paren ? -1 : 0;
+      if (Paren == 0 && Ts[I].K == tok::slash)
+        Slash = I;
+      if (Paren == 0 && (Ts[I].K == tok::star || Ts[I].K == tok::question ||
+                         Ts[I].K == tok::percent || Ts[I].K == tok::lessless))
+        return F; // a product or a choice: no single quantity
+    }
+    if (Slash > 0 && Slash + 1 < Ts.size())
+      return lexCeilDiv(std::vector<Tok>(Ts.begin(), Ts.begin() + Slash),
+                        std::vector<Tok>(Ts.begin() + Slash + 1, Ts.end()), false, Depth);
+    return F;
+  }
+
+  /// ceil(Num / Den) spelled by tokens; Exact for a ceil-div helper's call.
+  SiteFact lexCeilDiv(const std::vector<Tok> &NumT, const std::vector<Tok> &DenT, bool Exact,
+                      unsigned Depth) {
+    SiteFact F;
+    std::vector<Tok> Num = unwrap(NumT), Den = unwrap(DenT);
+    auto B = lexConst(Den);
+    if (B && *B <= 0)
+      return F;
+    std::string DenText = join(Den);
+    // Additive terms at depth 0.
+    std::vector<std::pair<std::vector<Tok>, bool>> Terms(1);
+    int Paren = 0;
+    for (const Tok &T : Num) {
+      Paren += T.K == tok::l_paren ? 1 : T.K == tok::r_paren ? -1 : 0;
+      if (Paren == 0 && (T.K == tok::plus || T.K == tok::minus) && !Terms.back().first.empty()) {
+        Terms.push_back({{}, T.K == tok::minus});
+        continue;
+      }
+      Terms.back().first.push_back(T);
+    }
+    const std::vector<Tok> *Main = nullptr;
+    int64_t K = 0;
+    int DenTerms = 0;
+    for (auto &[T, Neg] : Terms) {
+      if (auto V = lexConst(T)) {
+        K += Neg ? -*V : *V;
+        continue;
+      }
+      if (!B && !Neg && join(unwrap(T)) == DenText) {
+        ++DenTerms;
+        continue;
+      }
+      if (Main || Neg)
+        return F;
+      Main = &T;
+    }
+    if (!Main)
+      return F;
+    if (!Exact) {
+      if (B && DenTerms == 0 && K > *B - 1)
+        return F;
+      if (!B && !(DenTerms == 0 && K <= 0) && !(DenTerms == 1 && K <= -1))
+        return F;
+    }
+    SiteFact N = lexAxis(*Main, Depth + 1);
+    if (!N.Known || N.BoundBy.empty())
+      return F;
+    F.Known = true;
+    F.BoundBy = N.BoundBy;
+    F.Div = B ? N.Div * *B : N.Div;
+    return F;
+  }
+
+  void lexGrid(const std::vector<Tok> &G, SiteFact (&Axes)[3], unsigned Depth = 0) {
+    std::vector<Tok> Ts = unwrap(G);
+    if (Depth > 3)
+      return;
+    // dim3(a, b, c), dim3{a, b}, {a, b}
+    size_t Open = Ts.size();
+    if (Ts.size() >= 3 && Ts[0].S == "dim3" &&
+        (Ts[1].K == tok::l_paren || Ts[1].K == tok::l_brace))
+      Open = 1;
+    else if (Ts.size() >= 2 && Ts[0].K == tok::l_brace)
+      Open = 0;
+    if (Open < Ts.size()) {
+      std::vector<std::vector<Tok>> Parts;
+      tok::TokenKind Close = Ts[Open].K == tok::l_paren ? tok::r_paren : tok::r_brace;
+      if (split(Ts, Open + 1, Close, Parts) != Ts.size() - 1)
+        return;
+      for (unsigned I = 0; I < 3; ++I)
+        Axes[I] = I < Parts.size() ? lexAxis(Parts[I]) : axis1();
+      return;
+    }
+    std::string N = Ts.size() == 1 ? lexName(Ts) : "";
+    if (!N.empty()) {
+      if (const VarDecl *VD = local(N)) {
+        if (VD->getType()->isRecordType()) { // dim3 grid(...) declared outside the lambda
+          if (!isa<ParmVarDecl>(VD) && VD->getInit() && !Assigned.count(VD))
+            grid(VD->getInit(), Axes);
+          return;
+        }
+      } else if (auto D = lexDecl(N)) {
+        if (D->Dim3) {
+          if (!D->Ctor)
+            return lexGrid(D->Init, Axes, Depth + 1);
+          for (unsigned I = 0; I < 3; ++I)
+            Axes[I] = I < D->Parts.size() ? lexAxis(D->Parts[I]) : axis1();
+          return;
+        }
+      } else if (!scalarParam(N)) {
+        return; // a name we cannot type: it may be a dim3
+      }
+    }
+    Axes[0] = lexAxis(Ts);
+    Axes[1] = Axes[2] = axis1();
+  }
+
+  /// Whether N is a parameter of the function the launch is in, declared
+  /// with a type other than dim3 (read from the tokens of its signature).
+  bool scalarParam(const std::string &N) {
+    if (!LexToks || LexBegin == 0)
+      return false;
+    const std::vector<Tok> &Ts = *LexToks;
+    for (size_t J = LexBegin; J-- > 0 && J + 200 > LexBegin;) {
+      if (Ts[J].K == tok::semi || Ts[J].K == tok::r_brace)
+        return false;
+      if (Ts[J].K == tok::raw_identifier && Ts[J].S == N) {
+        for (size_t B = J; B-- > 0 && B + 4 > J;)
+          if (Ts[B].S == "dim3")
+            return false;
+        return J + 1 < Ts.size() && (Ts[J + 1].K == tok::comma || Ts[J + 1].K == tok::r_paren);
+      }
+    }
+    return false;
+  }
+
+  SiteFact lexArg(const std::vector<Tok> &A) {
+    std::vector<Tok> Ts = unwrap(A);
+    SiteFact F;
+    if (auto V = lexConst(Ts)) {
+      F.Known = F.HasRange = true;
+      F.Lo = F.Hi = *V;
+      return F;
+    }
+    std::string N = lexName(Ts);
+    if (N.empty())
+      return F;
+    F.Known = true;
+    F.BoundBy = N;
+    return F;
+  }
+
+
 
   // ---- walking ------------------------------------------------------------
   void walk(const Stmt *S, unsigned Depth) {
@@ -229,6 +808,10 @@ private:
       const CallExpr *Cfg = KC->getConfig();
       addLaunch(KC->getCallee(), Cfg && Cfg->getNumArgs() ? Cfg->getArg(0) : nullptr,
                 std::vector<const Expr *>(KC->arg_begin(), KC->arg_end()), KC->getBeginLoc());
+    } else if (const auto *DS = dyn_cast<DeclStmt>(S)) {
+      for (const Decl *D : DS->decls())
+        if (const auto *VD = dyn_cast<VarDecl>(D))
+          addLocal(VD);
     } else if (const auto *IS = dyn_cast<IfStmt>(S)) {
       ifCheck(IS);
     } else if (const auto *CO = dyn_cast<ConditionalOperator>(S)) {
@@ -477,6 +1060,8 @@ private:
     L.Grid = Grid;
     if (HasArgs)
       L.Args = std::move(Args);
+    for (const Expr *A : L.Args)
+      L.ArgText.push_back(A ? textOf(strip(A)) : "");
     L.Loc = Loc;
     SourceLocation FL = SM.getExpansionLoc(Loc);
     L.Offset = SM.getFileOffset(FL);
@@ -728,14 +1313,18 @@ private:
     LaunchSite S;
     S.Where = W;
     S.Offset = L.Offset;
-    grid(L.Grid, S.Axis);
+    if (L.Lexical)
+      std::copy(std::begin(L.LexAxis), std::end(L.LexAxis), S.Axis);
+    else
+      grid(L.Grid, S.Axis);
     const FunctionDecl *Def = Key->getDefinition() ? Key->getDefinition() : Key;
     S.Args.resize(Def->getNumParams());
-    for (unsigned I = 0; I < Def->getNumParams() && I < L.Args.size(); ++I) {
+    size_t NA = L.Lexical ? L.LexArgs.size() : L.Args.size();
+    for (unsigned I = 0; I < Def->getNumParams() && I < NA; ++I) {
       QualType T = Def->getParamDecl(I)->getType();
       if (T.isNull() || T->isPointerType() || T->isRealFloatingType() || T->isRecordType())
         continue;
-      S.Args[I] = argFact(L.Args[I]);
+      S.Args[I] = L.Lexical ? L.LexArgs[I] : argFact(L.Args[I]);
     }
     K.Sites.push_back(std::move(S));
   }
@@ -766,37 +1355,31 @@ private:
         if (calleeOf(MC->getCallee()) == "numel")
           NumelOf = textOf(strip(MC->getImplicitObjectArgument()));
     }
-    unsigned N = std::min<unsigned>(Def->getNumParams(), L.Args.size());
+    unsigned N = std::min<unsigned>(Def->getNumParams(), L.ArgText.size());
     for (unsigned I = 0; I < N; ++I) {
-      const Expr *A = strip(L.Args[I]);
+      const std::string &AT = L.ArgText[I];
       std::string Param = Def->getParamDecl(I)->getNameAsString();
-      if (Param.empty())
+      if (Param.empty() || AT.empty())
         continue;
       if (!NumelOf.empty()) {
         // x.data_ptr<T>(), (T *)x.data_ptr(), reinterpret_cast<T *>(x.data_ptr())
-        const Expr *P = A->IgnoreParenCasts();
-        if (const auto *PC = dyn_cast<CallExpr>(P)) {
-          const Expr *C = PC->getCallee()->IgnoreParenImpCasts();
-          const Expr *Base = nullptr;
-          if (const auto *ME = dyn_cast<MemberExpr>(C))
-            Base = ME->getBase();
-          else if (const auto *DM = dyn_cast<CXXDependentScopeMemberExpr>(C))
-            Base = DM->isImplicitAccess() ? nullptr : DM->getBase();
-          std::string Callee = calleeOf(C);
-          if (Base && StringRef(Callee).contains("data") && textOf(strip(Base)) == NumelOf)
-            return "numel(" + Param + ")";
-        }
+        if (passesData(AT, NumelOf))
+          return "numel(" + Param + ")";
         continue;
       }
-      if (FD)
-        if (const auto *DR = dyn_cast<DeclRefExpr>(A); DR && DR->getDecl() == FD)
+      if (FD && !L.Lexical)
+        if (const auto *DR = dyn_cast<DeclRefExpr>(strip(L.Args[I])); DR && DR->getDecl() == FD)
           return Param;
-      std::string AT = textOf(A);
-      if (!AT.empty() && (AT == FT || AT == FInitText))
+      if (AT == FT || AT == FInitText)
         return Param;
-      if (const Expr *AInit = initOf(A))
-        if (textOf(strip(AInit)) == FT)
-          return Param;
+      const Expr *AInit = nullptr;
+      if (!L.Lexical)
+        AInit = initOf(strip(L.Args[I]));
+      else if (const VarDecl *VD = local(AT))
+        if (!isa<ParmVarDecl>(VD) && !Assigned.count(VD))
+          AInit = VD->getInit();
+      if (AInit && textOf(strip(AInit)) == FT)
+        return Param;
     }
     if (!NumelOf.empty())
       return "";
@@ -806,6 +1389,24 @@ private:
         if (P->getName() == Name)
           return Name;
     return "";
+  }
+
+  /// Whether an argument's text passes X's data: X.data_ptr<T>(),
+  /// reinterpret_cast<T *>(X.data_ptr()), X->data(), ...
+  static bool passesData(StringRef AT, StringRef X) {
+    for (size_t P = AT.find(X); P != StringRef::npos; P = AT.find(X, P + 1)) {
+      if (P > 0 && (isAsciiIdentifierContinue(AT[P - 1]) || AT[P - 1] == '.'))
+        continue;
+      StringRef Rest = AT.substr(P + X.size());
+      if (!Rest.consume_front(".") && !Rest.consume_front("->"))
+        continue;
+      size_t E = 0;
+      while (E < Rest.size() && isAsciiIdentifierContinue(Rest[E]))
+        ++E;
+      if (Rest.substr(0, E).contains("data"))
+        return true;
+    }
+    return false;
   }
 
   void recordCheck(const Check &C, const Launch &L) {
@@ -893,35 +1494,49 @@ void finish(KernelFacts &K) {
 
 class LaunchCollector : public RecursiveASTVisitor<LaunchCollector> {
 public:
-  LaunchCollector(ASTContext &Ctx, LaunchScanner &S) : SM(Ctx.getSourceManager()), S(S) {}
+  LaunchCollector(ASTContext &Ctx, LaunchScanner &S, bool MainOnly)
+      : SM(Ctx.getSourceManager()), S(S), MainOnly(MainOnly) {}
   bool shouldVisitTemplateInstantiations() const { return false; }
   bool shouldVisitImplicitCode() const { return false; }
   bool TraverseDecl(Decl *D) {
-    if (D && !isa<TranslationUnitDecl>(D) && D->getLocation().isValid() &&
-        SM.isInSystemHeader(SM.getExpansionLoc(D->getLocation())))
-      return true;
+    // Only the files whose functions are lowered: a launch elsewhere is of
+    // a kernel that is not lowered here, and headers are most of a TU.
+    if (D && !isa<TranslationUnitDecl>(D) && D->getLocation().isValid()) {
+      SourceLocation L = SM.getExpansionLoc(D->getLocation());
+      if (SM.isInSystemHeader(L) || (MainOnly && !SM.isInMainFile(L)))
+        return true;
+    }
     return RecursiveASTVisitor::TraverseDecl(D);
   }
   bool VisitFunctionDecl(FunctionDecl *FD) {
-    if (!FD->doesThisDeclarationHaveABody() || FD->hasAttr<CUDAGlobalAttr>())
+    if (FD->hasAttr<CUDAGlobalAttr>()) {
+      S.Kernels.emplace(FD->getNameAsString(), FD);
+      return true;
+    }
+    if (!FD->doesThisDeclarationHaveABody())
       return true;
     if (const auto *MD = dyn_cast<CXXMethodDecl>(FD); MD && MD->getParent()->isLambda())
       return true; // walked with the function that holds the lambda
-    S.scanFunction(FD);
+    Hosts.push_back(FD);
     return true;
   }
+  std::vector<const FunctionDecl *> Hosts; // scanned once every kernel is known
 
 private:
   SourceManager &SM;
   LaunchScanner &S;
+  bool MainOnly;
 };
 
-FactsMap scanLaunches(ASTContext &Ctx, const std::string &Helpers) {
+FactsMap scanLaunches(ASTContext &Ctx, const std::string &Helpers, bool MainOnly) {
   FactsMap M;
   llvm::Regex R("^(" + (Helpers.empty() ? std::string("$^") : Helpers) + ")$");
   LaunchScanner S(Ctx, M, R);
-  LaunchCollector C(Ctx, S);
+  LaunchCollector C(Ctx, S, MainOnly);
   C.TraverseDecl(Ctx.getTranslationUnitDecl());
+  for (const FunctionDecl *FD : C.Hosts)
+    S.scanFunction(FD);
+  S.scanFileTokens(Ctx.getSourceManager().getMainFileID());
   for (auto &[K, F] : M)
     finish(F);
   return M;
@@ -1957,7 +2572,7 @@ private:
 void lowerASTContext(ASTContext &Ctx, Language L, bool MainFileOnly,
                      std::vector<std::unique_ptr<Function>> &Out,
                      const std::string &CheckedHelpers) {
-  FactsMap Facts = scanLaunches(Ctx, CheckedHelpers);
+  FactsMap Facts = scanLaunches(Ctx, CheckedHelpers, MainFileOnly);
   Collector C(Ctx, L, MainFileOnly, Out, Facts);
   C.TraverseDecl(Ctx.getTranslationUnitDecl());
 }

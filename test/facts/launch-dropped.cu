@@ -1,0 +1,61 @@
+// Launches clang drops: a launch inside a dispatch macro from a missing
+// header (scalar_t is undeclared, so the statement does not type-check), and
+// a host function whose signature names a type from a missing header (its
+// body is dropped). They are read from the tokens; locals resolve through
+// the AST where it has them, else through their declarations' tokens.
+// RUN: %if kvlint %{ %kvlint --dump-ir %s > %t || true %}
+// RUN: %if kvlint %{ FileCheck %s < %t %}
+#include <torch/all.h>
+namespace torch { struct Device; }
+
+namespace vllm {
+// CHECK-LABEL: function vllm::act (cuda, kernel)
+// CHECK-DAG: (LaunchIdx:u32 blockIdx.x <num_tokens>)
+// CHECK-DAG: (Param:i32 d <d>)
+template <typename scalar_t>
+__global__ void act(scalar_t *out, const scalar_t *in, int d) {
+  out[blockIdx.x * d + threadIdx.x] = in[blockIdx.x * 2 * d + threadIdx.x];
+}
+
+// CHECK-LABEL: function vllm::paged (cuda, kernel)
+// CHECK-DAG: (LaunchIdx:u32 blockIdx.x <num_seqs/4>)
+// CHECK-DAG: (LaunchIdx:u32 blockIdx.y <num_heads>)
+// CHECK-DAG: (Param:i32 block_size [16,16])
+template <typename scalar_t, int BLOCK>
+__global__ void paged(scalar_t *out, const int *table, int block_size, int stride) {
+  out[(blockIdx.x * block_size + blockIdx.y) * stride] = table[blockIdx.x];
+}
+
+// Negative: a grid the tokens cannot read (a product) and a dim3 written
+// after its declaration.
+// CHECK-LABEL: function vllm::opaque (cuda, kernel)
+// CHECK: (LaunchIdx:u32 blockIdx.x)
+// CHECK-LABEL: function vllm::rewritten (cuda, kernel)
+// CHECK: (LaunchIdx:u32 blockIdx.x)
+template <typename scalar_t> __global__ void opaque(scalar_t *out, int d) { out[blockIdx.x * d] = 0; }
+template <typename scalar_t> __global__ void rewritten(scalar_t *out, int d) { out[blockIdx.x * d] = 0; }
+} // namespace vllm
+
+// The function survives; the launch inside the dispatch lambda does not.
+void act_and_mul(float *out, const float *in, int64_t num_tokens, int d, int at_type) {
+  dim3 grid(num_tokens);
+  dim3 block(1024);
+  VLLM_DISPATCH_FLOATING_TYPES(at_type, "act", [&] {
+    vllm::act<scalar_t><<<grid, block, 0, stream>>>(out_ptr<scalar_t>(), in, d);
+  });
+}
+
+// The function does not survive: torch::stable is not declared.
+void paged_launch(torch::stable::Tensor &out, torch::stable::Tensor &table, int num_seqs,
+                  int num_heads, int stride) {
+  const int block_size = 16;
+  dim3 grid((num_seqs + 3) / 4, num_heads);
+  dim3 g2(num_seqs);
+  g2.y = 2;
+  VLLM_DISPATCH_FLOATING_TYPES(out.scalar_type(), "paged", [&] {
+    vllm::paged<scalar_t, 4><<<grid, 128, 0, stream>>>(
+        out.data_ptr<scalar_t>(), table.data_ptr<int>(), block_size, stride);
+    vllm::opaque<scalar_t><<<num_seqs * num_heads, 128>>>(out.data_ptr<scalar_t>(), stride);
+    vllm::rewritten<scalar_t><<<g2, 128>>>(out.data_ptr<scalar_t>(), stride);
+  });
+}
