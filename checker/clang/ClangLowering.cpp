@@ -59,7 +59,7 @@ struct LaunchSite {
   SiteFact Axis[3];
   std::vector<SiteFact> Args; ///< per kernel parameter
   std::string Where;          ///< "file.cu:LINE"
-  unsigned Offset = 0;
+  unsigned Offset = 0, Spelling = 0;
   std::string File;
 };
 
@@ -200,7 +200,7 @@ private:
     std::vector<const Expr *> Args;
     std::vector<std::string> ArgText; ///< each argument, without whitespace
     SourceLocation Loc;
-    unsigned Offset = 0;
+    unsigned Offset = 0, Spelling = 0; ///< of the expansion and of the spelling
     FileID File;
     bool Lexical = false; ///< read from tokens: LexAxis and LexArgs hold the facts
     SiteFact LexAxis[3];
@@ -489,7 +489,7 @@ private:
     L.Kernel = K;
     L.Lexical = true;
     L.Loc = SM.getComposedLoc(FID, Ts[J].Offset);
-    L.Offset = Ts[J].Offset;
+    L.Offset = L.Spelling = Ts[J].Offset;
     L.File = FID;
     if (!Cfg.empty())
       lexGrid(Cfg[0], L.LexAxis);
@@ -1065,6 +1065,7 @@ private:
     L.Loc = Loc;
     SourceLocation FL = SM.getExpansionLoc(Loc);
     L.Offset = SM.getFileOffset(FL);
+    L.Spelling = SM.getFileOffset(SM.getSpellingLoc(Loc));
     L.File = SM.getFileID(FL);
     Launches.push_back(std::move(L));
   }
@@ -1307,12 +1308,15 @@ private:
     const FunctionDecl *Key = factsKey(L.Kernel);
     KernelFacts &K = Out[Key];
     std::string W = where(L.Loc);
-    for (const LaunchSite &S : K.Sites) // the same launch seen twice
-      if (S.Offset == L.Offset && S.Where == W)
+    // The same launch seen twice. Two launches from one macro invocation
+    // share their expansion location but not their spelling.
+    for (const LaunchSite &S : K.Sites)
+      if (S.Offset == L.Offset && S.Spelling == L.Spelling && S.Where == W)
         return;
     LaunchSite S;
     S.Where = W;
     S.Offset = L.Offset;
+    S.Spelling = L.Spelling;
     if (L.Lexical)
       std::copy(std::begin(L.LexAxis), std::end(L.LexAxis), S.Axis);
     else

@@ -33,6 +33,16 @@ __global__ void heads(float *out, int head_dim, int stride) {
 // CHECK-DAG: (Param:i32 c)
 __global__ void mixed(float *out, int a, int b, int c) { out[a * b + c] = 0.f; }
 
+// Two launches in one macro invocation are two sites.
+// CHECK-LABEL: function twice (cuda, kernel)
+// CHECK: (Param:i32 k [32,64])
+__global__ void twice(float *out, int k) { out[blockIdx.x * k] = 0.f; }
+#define LAUNCH_TWICE(c)                                                        \
+  if (c)                                                                       \
+    twice<<<1, 32>>>(out, 32);                                                 \
+  else                                                                         \
+    twice<<<1, 32>>>(out, 64);
+
 // A template kernel launched from a template launcher (a dependent call).
 // CHECK-LABEL: function tk (cuda, kernel)
 // CHECK: (Param:i32 n <num_tokens>)
@@ -50,4 +60,5 @@ void launch(float *out, const float *in, int hidden_size, int x, int y, Params p
   heads<<<x, 32>>>(out, 128, p.hidden);
   mixed<<<x, 32>>>(out, x + 1, x, x);
   mixed<<<x, 32>>>(out, x, y, 4);
+  LAUNCH_TWICE(x > y)
 }
