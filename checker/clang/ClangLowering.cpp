@@ -311,7 +311,8 @@ public:
       }
       Region[I] = InBody ? Open : I;
     }
-    for (size_t I = 0; I < Ts.size(); ++I)
+    std::map<std::string, LaunchMacro> Macros = launchMacros(FID);
+    for (size_t I = 0; I < Ts.size(); ++I) {
       if (Ts[I].K == tok::lesslessless) {
         Launches.clear();
         Assigned.clear();
@@ -319,8 +320,108 @@ public:
         lexLaunch(Ts, Region[I], I, FID);
         for (const Launch &L : Launches)
           record(L);
+        continue;
       }
+      // LAUNCH_KERNEL(T, 128) where the macro's body launches: the body,
+      // with the arguments put in, read like the function's own tokens.
+      if (Ts[I].K != tok::raw_identifier || Region[I] == I || I + 1 >= Ts.size() ||
+          Ts[I + 1].K != tok::l_paren)
+        continue;
+      auto M = Macros.find(Ts[I].S);
+      if (M == Macros.end() || SeenLaunches.count({FID, Ts[I].Offset}))
+        continue;
+      std::vector<std::vector<Tok>> Actual;
+      if (split(Ts, I + 2, tok::r_paren, Actual) >= Ts.size())
+        continue;
+      if (Actual.size() == 1 && Actual[0].empty())
+        Actual.clear();
+      std::vector<Tok> Body;
+      for (const Tok &T : M->second.Body) {
+        auto P = std::find(M->second.Params.begin(), M->second.Params.end(), T.S);
+        if (T.K == tok::raw_identifier && T.S == "__VA_ARGS__") {
+          for (size_t A = M->second.Params.size(); A < Actual.size(); ++A) {
+            if (A > M->second.Params.size())
+              Body.push_back({tok::comma, ",", T.Offset});
+            Body.insert(Body.end(), Actual[A].begin(), Actual[A].end());
+          }
+        } else if (T.K == tok::raw_identifier && P != M->second.Params.end()) {
+          size_t A = size_t(P - M->second.Params.begin());
+          if (A < Actual.size())
+            Body.insert(Body.end(), Actual[A].begin(), Actual[A].end());
+        } else {
+          Body.push_back(T);
+        }
+      }
+      Launches.clear();
+      Assigned.clear();
+      Locals.clear();
+      LexToks = &Ts;
+      LexBegin = Region[I];
+      LexAt = I;
+      for (size_t B = 0; B < Body.size(); ++B)
+        if (Body[B].K == tok::lesslessless)
+          parseLaunch(Body, B, FID, Ts[I].Offset);
+      SeenLaunches.insert({FID, Ts[I].Offset});
+      for (const Launch &L : Launches)
+        record(L);
+    }
   }
+
+private:
+  /// A function-like macro whose body launches a kernel.
+  struct LaunchMacro {
+    std::vector<std::string> Params;
+    std::vector<Tok> Body;
+  };
+
+  std::map<std::string, LaunchMacro> launchMacros(FileID FID) {
+    std::map<std::string, LaunchMacro> Out;
+    bool Invalid = false;
+    StringRef Buf = SM.getBufferData(FID, &Invalid);
+    if (Invalid)
+      return Out;
+    Lexer Lx(SM.getLocForStartOfFile(FID), Ctx.getLangOpts(), Buf.begin(), Buf.begin(),
+             Buf.end());
+    Token T;
+    Lx.LexFromRawLexer(T);
+    while (T.isNot(tok::eof)) {
+      if (!(T.is(tok::hash) && T.isAtStartOfLine())) {
+        Lx.LexFromRawLexer(T);
+        continue;
+      }
+      // One directive: # define NAME ( params ) body
+      std::vector<Tok> Line;
+      Lx.LexFromRawLexer(T);
+      while (T.isNot(tok::eof) && !T.isAtStartOfLine()) {
+        std::string S = T.is(tok::raw_identifier) ? T.getRawIdentifier().str()
+                                                   : Lexer::getSpelling(T, SM, Ctx.getLangOpts());
+        Line.push_back({T.getKind(), S, SM.getFileOffset(T.getLocation())});
+        Lx.LexFromRawLexer(T);
+      }
+      if (Line.size() < 4 || Line[0].S != "define" || Line[2].K != tok::l_paren ||
+          Line[2].Offset != Line[1].Offset + Line[1].S.size())
+        continue;
+      LaunchMacro M;
+      size_t I = 3;
+      for (; I < Line.size() && Line[I].K != tok::r_paren; ++I)
+        if (Line[I].K == tok::raw_identifier)
+          M.Params.push_back(Line[I].S);
+        else if (Line[I].K == tok::ellipsis)
+          M.Params.push_back("...");
+      if (!M.Params.empty() && M.Params.back() == "...")
+        M.Params.pop_back();
+      bool Launches = false, Pastes = false;
+      for (size_t J = I + 1; J < Line.size(); ++J) {
+        Launches |= Line[J].K == tok::lesslessless;
+        Pastes |= Line[J].K == tok::hashhash || Line[J].K == tok::hash;
+        M.Body.push_back(Line[J]);
+      }
+      if (Launches && !Pastes)
+        Out[Line[1].S] = std::move(M);
+    }
+    return Out;
+  }
+
 
 private:
   std::set<std::pair<FileID, unsigned>> SeenLaunches; // launches already read
@@ -449,6 +550,14 @@ private:
     LexToks = &Ts;
     LexBegin = Begin;
     LexAt = At;
+    parseLaunch(Ts, At, FID, std::nullopt);
+  }
+
+  /// The launch whose `<<<` is Ts[At]. Names resolve in LexToks before
+  /// LexAt. Invocation: the offset of the macro invocation whose expansion
+  /// Ts is (the launch's location), or none when Ts are the file's tokens.
+  void parseLaunch(const std::vector<Tok> &Ts, size_t At, FileID FID,
+                   std::optional<unsigned> Invocation) {
     // The kernel's name, before its template arguments.
     size_t J = At;
     if (J == 0)
@@ -471,7 +580,7 @@ private:
     std::string Name = Ts[J].S;
     while (J >= 2 && Ts[J - 1].K == tok::coloncolon && Ts[J - 2].K == tok::raw_identifier)
       J -= 2;
-    if (!SeenLaunches.insert({FID, Ts[J].Offset}).second)
+    if (!Invocation && !SeenLaunches.insert({FID, Ts[J].Offset}).second)
       return; // the AST or a function's tokens had this launch
     std::vector<std::vector<Tok>> Cfg, Args;
     size_t End = split(Ts, At + 1, tok::greatergreatergreater, Cfg);
@@ -488,8 +597,9 @@ private:
     Launch L;
     L.Kernel = K;
     L.Lexical = true;
-    L.Loc = SM.getComposedLoc(FID, Ts[J].Offset);
-    L.Offset = L.Spelling = Ts[J].Offset;
+    L.Loc = SM.getComposedLoc(FID, Invocation ? *Invocation : Ts[J].Offset);
+    L.Offset = Invocation ? *Invocation : Ts[J].Offset;
+    L.Spelling = Ts[J].Offset;
     L.File = FID;
     if (!Cfg.empty())
       lexGrid(Cfg[0], L.LexAxis);

@@ -1,8 +1,9 @@
 // Launches clang drops: a launch inside a dispatch macro from a missing
-// header (scalar_t is undeclared, so the statement does not type-check), and
-// a host function whose signature names a type from a missing header (its
-// body is dropped). They are read from the tokens; locals resolve through
-// the AST where it has them, else through their declarations' tokens.
+// header (scalar_t is undeclared, so the statement does not type-check),
+// also when a macro of this file writes the launch. On vLLM some host
+// functions lose their whole body too. Such launches are read from the
+// tokens; locals resolve through the AST where it has them, else through
+// their declarations' tokens.
 // RUN: %if kvlint %{ %kvlint --dump-ir %s > %t || true %}
 // RUN: %if kvlint %{ FileCheck %s < %t %}
 #include <torch/all.h>
@@ -26,6 +27,16 @@ __global__ void paged(scalar_t *out, const int *table, int block_size, int strid
   out[(blockIdx.x * block_size + blockIdx.y) * stride] = table[blockIdx.x];
 }
 
+// Launched from a macro of this file, inside a dispatch lambda.
+// CHECK-LABEL: function vllm::fused (cuda, kernel)
+// CHECK-DAG: (LaunchIdx:u32 blockIdx.x <num_seqs>)
+// CHECK-DAG: (Param:i32 width [8,8])
+// CHECK-DAG: (Param:i32 hidden <stride>)
+template <typename scalar_t, bool W>
+__global__ void fused(scalar_t *out, int hidden, int width) {
+  out[blockIdx.x * hidden + width] = 0;
+}
+
 // Negative: a grid the tokens cannot read (a product) and a dim3 written
 // after its declaration.
 // CHECK-LABEL: function vllm::opaque (cuda, kernel)
@@ -45,13 +56,21 @@ void act_and_mul(float *out, const float *in, int64_t num_tokens, int d, int at_
   });
 }
 
-// The function does not survive: torch::stable is not declared.
+#define LAUNCH_FUSED(w, has_weight)                                             \
+  VLLM_DISPATCH_FLOATING_TYPES(out.scalar_type(), "fused", [&] {                \
+    vllm::fused<scalar_t, has_weight><<<g3, 256, 0, stream>>>(                  \
+        out.data_ptr<scalar_t>(), stride, w);                                   \
+  });
+
+// torch::stable is not declared; the launches in the lambda are dropped.
 void paged_launch(torch::stable::Tensor &out, torch::stable::Tensor &table, int num_seqs,
                   int num_heads, int stride) {
   const int block_size = 16;
   dim3 grid((num_seqs + 3) / 4, num_heads);
   dim3 g2(num_seqs);
   g2.y = 2;
+  dim3 g3(num_seqs);
+  LAUNCH_FUSED(8, true);
   VLLM_DISPATCH_FLOATING_TYPES(out.scalar_type(), "paged", [&] {
     vllm::paged<scalar_t, 4><<<grid, 128, 0, stream>>>(
         out.data_ptr<scalar_t>(), table.data_ptr<int>(), block_size, stride);
