@@ -180,6 +180,7 @@ public:
     Launches.clear();
     Checks.clear();
     Assigned.clear();
+    ConfigGrid.clear();
     Locals.clear();
     for (const ParmVarDecl *P : FD->parameters())
       addLocal(P);
@@ -222,6 +223,7 @@ private:
   std::vector<Launch> Launches;
   std::vector<Check> Checks;
   std::set<const ValueDecl *> Assigned; // locals written after their init
+  std::map<const ValueDecl *, const Expr *> ConfigGrid; // config.gridDim = ...
   std::map<std::string, const VarDecl *> Locals; // by name; null when ambiguous
 
 public:
@@ -476,7 +478,14 @@ private:
     if (!LexToks || N.empty())
       return std::nullopt;
     const std::vector<Tok> &Ts = *LexToks;
+    int Closed = 0; // blocks closed between a token and the launch
     for (size_t J = LexAt; J-- > LexBegin + 1;) {
+      if (Ts[J].K == tok::r_brace)
+        ++Closed;
+      else if (Ts[J].K == tok::l_brace && Closed > 0)
+        --Closed;
+      if (Closed > 0) // a declaration in a block that ended is out of scope
+        continue;
       if (Ts[J].K != tok::raw_identifier || Ts[J].S != N || J + 1 >= Ts.size())
         continue;
       tok::TokenKind Next = Ts[J + 1].K;
@@ -911,6 +920,12 @@ private:
     if (const auto *BO = dyn_cast<BinaryOperator>(S)) {
       if (BO->isAssignmentOp())
         noteAssigned(BO->getLHS());
+      if (BO->getOpcode() == BO_Assign)
+        configGrid(BO->getLHS(), BO->getRHS());
+    } else if (const auto *OC = dyn_cast<CXXOperatorCallExpr>(S);
+               OC && OC->getOperator() == OO_Equal && OC->getNumArgs() == 2) {
+      noteAssigned(OC->getArg(0));
+      configGrid(OC->getArg(0), OC->getArg(1));
     } else if (const auto *UO = dyn_cast<UnaryOperator>(S)) {
       if (UO->isIncrementDecrementOp() || UO->getOpcode() == UO_AddrOf)
         noteAssigned(UO->getSubExpr());
@@ -936,6 +951,33 @@ private:
     }
     for (const Stmt *C : S->children())
       walk(C, Depth + 1);
+  }
+
+  /// config.gridDim = grid, for cudaLaunchKernelEx(&config, ...).
+  void configGrid(const Expr *L, const Expr *R) {
+    if (const auto *ME = dyn_cast<MemberExpr>(L->IgnoreParenImpCasts()))
+      if (ME->getMemberDecl()->getName() == "gridDim")
+        if (const auto *DR = dyn_cast<DeclRefExpr>(ME->getBase()->IgnoreParenImpCasts()))
+          ConfigGrid[DR->getDecl()] = R;
+  }
+
+  /// The elements of `void *args[] = {&a, (void *)&b, ...}`: a, b, ...
+  bool argsArray(const Expr *E, std::vector<const Expr *> &Out) {
+    const auto *DR = dyn_cast<DeclRefExpr>(E->IgnoreParenCasts());
+    const auto *VD = DR ? dyn_cast<VarDecl>(DR->getDecl()) : nullptr;
+    if (!VD || !VD->hasLocalStorage() || !VD->getType()->isArrayType() || !VD->getInit() ||
+        Assigned.count(VD))
+      return false;
+    const auto *IL = dyn_cast<InitListExpr>(VD->getInit()->IgnoreParenImpCasts());
+    if (!IL)
+      return false;
+    for (const Expr *I : IL->inits()) {
+      const auto *UO = dyn_cast<UnaryOperator>(I->IgnoreParenCasts());
+      if (!UO || UO->getOpcode() != UO_AddrOf)
+        return false;
+      Out.push_back(UO->getSubExpr());
+    }
+    return !Out.empty();
   }
 
   void noteAssigned(const Expr *E) {
@@ -969,7 +1011,25 @@ private:
       return;
     }
     if ((Name == "cudaLaunchKernel" || Name == "hipLaunchKernel") && Args.size() >= 2) {
-      addLaunch(Args[0], Args[1], {}, E->getBeginLoc(), /*HasArgs=*/false);
+      // cudaLaunchKernel((void *)k, grid, block, args, smem, stream), with
+      // void *args[] = {&a, &b, ...} a local array.
+      std::vector<const Expr *> KArgs;
+      bool Have = Args.size() >= 4 && argsArray(Args[3], KArgs);
+      addLaunch(Args[0], Args[1], KArgs, E->getBeginLoc(), Have);
+      return;
+    }
+    if ((Name == "cudaLaunchKernelEx" || Name == "hipLaunchKernelEx") && Args.size() >= 2) {
+      // cudaLaunchKernelEx(&config, k, args...), config.gridDim = grid;
+      const Expr *Grid = nullptr;
+      if (const auto *UO = dyn_cast<UnaryOperator>(Args[0]->IgnoreParenCasts());
+          UO && UO->getOpcode() == UO_AddrOf)
+        if (const auto *DR = dyn_cast<DeclRefExpr>(UO->getSubExpr()->IgnoreParenImpCasts())) {
+          auto It = ConfigGrid.find(DR->getDecl());
+          if (It != ConfigGrid.end())
+            Grid = It->second;
+        }
+      addLaunch(Args[1], Grid, std::vector<const Expr *>(Args.begin() + 2, Args.end()),
+                E->getBeginLoc());
       return;
     }
     if (Helpers.match(Name)) {
