@@ -1507,7 +1507,7 @@ private:
   /// The kernel's name for a factor the launcher checks: the parameter the
   /// same value (same variable, same text, or a local initialised by it) is
   /// passed as, `numel(p)` for x.numel() when x.data_ptr() is passed as p,
-  /// or a kernel parameter of the same name.
+  /// or, when the launch's arguments are unknown, a parameter of the same name.
   std::string mapFactor(const Expr *F, const Launch &L, const FunctionDecl *Def) {
     F = strip(F);
     std::string FT = textOf(F);
@@ -1555,7 +1555,10 @@ private:
       if (AInit && textOf(strip(AInit)) == FT)
         return Param;
     }
-    if (!NumelOf.empty())
+    // A kernel parameter of the same name, only when the launch's
+    // arguments are unknown: when they are known, a parameter of that name
+    // may well be passed something else.
+    if (!NumelOf.empty() || !L.ArgText.empty())
       return "";
     std::string Name = nameOf(F);
     if (!Name.empty())

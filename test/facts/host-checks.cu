@@ -51,6 +51,16 @@ void run(torch::Tensor &x, float *out, int num_tokens, int num_heads, int head_d
 // CHECK: function
 __global__ void unchecked(float *out, int n, int h) { out[blockIdx.x * h + n] = 0.f; }
 
+// Negative: the launcher's n and h are not what the kernel's n and h get.
+// CHECK-LABEL: function renamed (cuda, kernel)
+// CHECK-NOT: checked
+// CHECK: function
+__global__ void renamed(float *out, int n, int h) { out[blockIdx.x * h + n] = 0.f; }
+void run3(float *out, int n, int h, int w) {
+  TORCH_CHECK((long)n * h <= INT_MAX);
+  renamed<<<1, 32>>>(out, n / 2, w);
+}
+
 void run2(float *out, int n, int h, int limit, int other, int more) {
   TORCH_CHECK(n * h <= limit);
   TORCH_CHECK(n * h >= 1);
