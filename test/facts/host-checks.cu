@@ -48,16 +48,17 @@ void run(torch::Tensor &x, float *out, int num_tokens, int num_heads, int head_d
 // is not passed.
 // CHECK-LABEL: function unchecked (cuda, kernel)
 // CHECK-NOT: checked
-// CHECK: function
 __global__ void unchecked(float *out, int n, int h) { out[blockIdx.x * h + n] = 0.f; }
 
-// Negative: the launcher's n and h are not what the kernel's n and h get.
+// The launcher's n and h are not what the kernel's n and h get: the check
+// of n * h says nothing about them; the check of w does.
 // CHECK-LABEL: function renamed (cuda, kernel)
+// CHECK-NEXT: checked h <= 1073741823 (TORCH_CHECK at host-checks.cu:[[#@LINE+5]])
 // CHECK-NOT: checked
-// CHECK: function
 __global__ void renamed(float *out, int n, int h) { out[blockIdx.x * h + n] = 0.f; }
 void run3(float *out, int n, int h, int w) {
   TORCH_CHECK((long)n * h <= INT_MAX);
+  TORCH_CHECK((long)w * 2 <= INT_MAX);
   renamed<<<1, 32>>>(out, n / 2, w);
 }
 
