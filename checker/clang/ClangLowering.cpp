@@ -1518,16 +1518,14 @@ private:
       FD = DR->getDecl();
     // x.numel(): the tensor whose data pointer is passed.
     std::string NumelOf;
-    {
-      std::string N;
-      std::vector<const Expr *> A;
-      if (const auto *MC = dyn_cast<CallExpr>(F))
-        if (const auto *CE = dyn_cast<CXXDependentScopeMemberExpr>(MC->getCallee()->IgnoreParenImpCasts()))
-          if (CE->getMember().getAsString() == "numel" && !CE->isImplicitAccess())
-            NumelOf = textOf(strip(CE->getBase()));
-      if (const auto *MC = dyn_cast<CXXMemberCallExpr>(F))
-        if (calleeOf(MC->getCallee()) == "numel")
-          NumelOf = textOf(strip(MC->getImplicitObjectArgument()));
+    if (const auto *MC = dyn_cast<CallExpr>(F)) {
+      const Expr *C = MC->getCallee()->IgnoreParenImpCasts();
+      if (const auto *DM = dyn_cast<CXXDependentScopeMemberExpr>(C)) // x unresolved
+        if (DM->getMember().getAsString() == "numel" && !DM->isImplicitAccess())
+          NumelOf = textOf(strip(DM->getBase()));
+      if (const auto *MCE = dyn_cast<CXXMemberCallExpr>(MC))
+        if (calleeOf(C) == "numel")
+          NumelOf = textOf(strip(MCE->getImplicitObjectArgument()));
     }
     unsigned N = std::min<unsigned>(Def->getNumParams(), L.ArgText.size());
     for (unsigned I = 0; I < N; ++I) {
