@@ -754,6 +754,31 @@ private:
       }
       return F;
     }
+    // std::min(a, b): below a constant, and below the first named.
+    {
+      size_t P = Ts.size() >= 3 && Ts[0].S == "std" && Ts[1].K == tok::coloncolon ? 2 : 0;
+      if (Ts.size() >= P + 5 && (Ts[P].S == "min" || Ts[P].S == "__min" || Ts[P].S == "umin") &&
+          Ts[P + 1].K == tok::l_paren && Ts.back().K == tok::r_paren) {
+        std::vector<std::vector<Tok>> G;
+        if (split(Ts, P + 2, tok::r_paren, G) == Ts.size() - 1 && G.size() == 2) {
+          auto A = lexConst(G[0]), B = lexConst(G[1]);
+          if (A && B)
+            return lexAxis(*A < *B ? G[0] : G[1], Depth + 1);
+          if (!A && !B) {
+            F = lexAxis(G[0], Depth + 1);
+            return F.Known ? F : lexAxis(G[1], Depth + 1);
+          }
+          F = lexAxis(A ? G[1] : G[0], Depth + 1);
+          int64_t C = A ? *A : *B;
+          if (C >= 1 && (!F.HasRange || F.Hi > C - 1)) {
+            F.Known = F.HasRange = true;
+            F.Lo = 0;
+            F.Hi = C - 1;
+          }
+          return F;
+        }
+      }
+    }
     // DIVUP(n, 128), ceil_div(n, BLOCK)
     if (Ts.size() >= 4 && Ts[0].K == tok::raw_identifier && ceilDivName(Ts[0].S) &&
         Ts[1].K == tok::l_paren && Ts.back().K == tok::r_paren) {
@@ -1316,9 +1341,13 @@ private:
         return ceilDiv(Args[0], Args[1], Depth, /*Exact=*/true);
       if (Args.size() == 2 && (Name == "min" || Name == "__min" || Name == "umin")) {
         auto A = foldInt(strip(Args[0]), Ctx), B = foldInt(strip(Args[1]), Ctx);
+        if (!A && !B) { // min(a, b) is below a and below b: the first named
+          F = axis(Args[0], Depth + 1);
+          return F.Known ? F : axis(Args[1], Depth + 1);
+        }
         if (A || B) { // min(n, 65535): [0, 65534], and below n
           if (A && B)
-            return axis(Args[0], Depth + 1);
+            return axis(*A < *B ? Args[0] : Args[1], Depth + 1);
           int64_t C = A ? *A : *B;
           F = axis(A ? Args[1] : Args[0], Depth + 1);
           if (C >= 1 && (!F.HasRange || F.Hi > C - 1)) {

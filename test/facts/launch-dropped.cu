@@ -6,6 +6,7 @@
 // their declarations' tokens.
 // RUN: %if kvlint %{ %kvlint --dump-ir %s > %t || true %}
 // RUN: %if kvlint %{ FileCheck %s < %t %}
+#include <algorithm>
 #include <torch/all.h>
 namespace torch { struct Device; }
 
@@ -20,7 +21,7 @@ __global__ void act(scalar_t *out, const scalar_t *in, int d) {
 
 // CHECK-LABEL: function vllm::paged (cuda, kernel)
 // CHECK-DAG: (LaunchIdx:u32 blockIdx.x <num_seqs/4>)
-// CHECK-DAG: (LaunchIdx:u32 blockIdx.y <num_heads>)
+// CHECK-DAG: (LaunchIdx:u32 blockIdx.y [0,1023] <num_heads>)
 // CHECK-DAG: (Param:i32 block_size [16,16])
 template <typename scalar_t, int BLOCK>
 __global__ void paged(scalar_t *out, const int *table, int block_size, int stride) {
@@ -66,7 +67,7 @@ void act_and_mul(float *out, const float *in, int64_t num_tokens, int d, int at_
 void paged_launch(torch::stable::Tensor &out, torch::stable::Tensor &table, int num_seqs,
                   int num_heads, int stride) {
   const int block_size = 16;
-  dim3 grid((num_seqs + 3) / 4, num_heads);
+  dim3 grid((num_seqs + 3) / 4, std::min(num_heads, 1024));
   dim3 g2(num_seqs);
   g2.y = 2;
   dim3 g3(num_seqs);

@@ -25,7 +25,8 @@ __global__ void by_dim3(float *out, int d) {
   out[(blockIdx.x * d + blockIdx.y) * d + blockIdx.z] = 0.f;
 }
 
-// Constant grids, a ceil-div helper, min(n, C), and (n + 255) / 256.
+// Constant grids, a ceil-div helper, min(n, C), (n + 255) / 256 and
+// min(a, b), which is below a.
 // CHECK-LABEL: function by_const (cuda, kernel)
 // CHECK: (LaunchIdx:u32 blockIdx.x [0,107])
 // CHECK: (LaunchIdx:u32 blockIdx.y [0,3])
@@ -38,7 +39,8 @@ __global__ void by_helper(float *out, int d) { out[blockIdx.x * d + blockIdx.y] 
 
 // CHECK-LABEL: function by_expr (cuda, kernel)
 // CHECK: (LaunchIdx:u32 blockIdx.x <num_tokens/256>)
-__global__ void by_expr(float *out, int d) { out[blockIdx.x * d] = 0.f; }
+// CHECK: (LaunchIdx:u32 blockIdx.y <rows>)
+__global__ void by_expr(float *out, int d) { out[blockIdx.x * d + blockIdx.y] = 0.f; }
 
 // A template kernel: the facts are the primary template's, and every
 // instantiation gets them.
@@ -79,7 +81,8 @@ void launch(float *out, int num_tokens, int n, int h, int rows, int batch, int n
   by_const<<<dim3(108, 4), 128>>>(out, hidden);
   by_helper<<<dim3(ceil_div(rows, 64), min(batch, 65535)), 128>>>(out, hidden);
   const int blocks = (num_tokens + 255) / 256;
-  by_expr<<<blocks, 256>>>(out, hidden);
+  const int tiles = min(rows, num_heads * 4);
+  by_expr<<<dim3(blocks, tiles), 256>>>(out, hidden);
   templ<float, 4><<<num_heads, 128>>>(out, hidden);
   agree<<<dim3(num_tokens, 4), 32>>>(out, hidden);
   agree<<<dim3(num_tokens, 8), 32>>>(out, hidden);
