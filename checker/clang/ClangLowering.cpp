@@ -479,6 +479,7 @@ private:
       return std::nullopt;
     const std::vector<Tok> &Ts = *LexToks;
     int Closed = 0; // blocks closed between a token and the launch
+    std::optional<LexLocal> Found;
     for (size_t J = LexAt; J-- > LexBegin + 1;) {
       if (Ts[J].K == tok::r_brace)
         ++Closed;
@@ -497,6 +498,10 @@ private:
         // A write after the declaration: n = ..., grid.x = ..., n += ...
         continue;
       }
+      // Two declarations in scope are the branches of an #if: either may
+      // be the one compiled.
+      if (Found)
+        return std::nullopt;
       // Writes between the declaration and the launch.
       for (size_t K = J + 2; K + 1 < LexAt; ++K) {
         if (Ts[K].K != tok::raw_identifier || Ts[K].S != N)
@@ -524,9 +529,9 @@ private:
         if (L.Parts.size() == 1 && L.Parts[0].empty())
           L.Parts.clear();
       }
-      return L;
+      Found = std::move(L);
     }
-    return std::nullopt;
+    return Found;
   }
 
   /// Splits Ts[From..] at top-level commas until the closing token Close at

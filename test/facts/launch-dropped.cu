@@ -38,14 +38,17 @@ __global__ void fused(scalar_t *out, int hidden, int width) {
   out[blockIdx.x * hidden + width] = 0;
 }
 
-// Negative: a grid the tokens cannot read (a product) and a dim3 written
-// after its declaration.
+// Negative: a grid the tokens cannot read (a product), a dim3 written
+// after its declaration, and one declared in both branches of an #if.
 // CHECK-LABEL: function vllm::opaque (cuda, kernel)
 // CHECK: (LaunchIdx:u32 blockIdx.x)
 // CHECK-LABEL: function vllm::rewritten (cuda, kernel)
 // CHECK: (LaunchIdx:u32 blockIdx.x)
+// CHECK-LABEL: function vllm::branches (cuda, kernel)
+// CHECK: (LaunchIdx:u32 blockIdx.x)
 template <typename scalar_t> __global__ void opaque(scalar_t *out, int d) { out[blockIdx.x * d] = 0; }
 template <typename scalar_t> __global__ void rewritten(scalar_t *out, int d) { out[blockIdx.x * d] = 0; }
+template <typename scalar_t> __global__ void branches(scalar_t *out, int d) { out[blockIdx.x * d] = 0; }
 } // namespace vllm
 
 // The function survives; the launch inside the dispatch lambda does not.
@@ -63,6 +66,11 @@ void act_and_mul(float *out, const float *in, int64_t num_tokens, int d, int at_
         out.data_ptr<scalar_t>(), stride, w);                                   \
   });
 
+#define LAUNCH_BRANCHES(g)                                                     \
+  VLLM_DISPATCH_FLOATING_TYPES(out.scalar_type(), "branches", [&] {             \
+    vllm::branches<scalar_t><<<g, 128>>>(out.data_ptr<scalar_t>(), stride);     \
+  });
+
 // torch::stable is not declared; the launches in the lambda are dropped.
 void paged_launch(torch::stable::Tensor &out, torch::stable::Tensor &table, int num_seqs,
                   int num_heads, int stride) {
@@ -72,6 +80,13 @@ void paged_launch(torch::stable::Tensor &out, torch::stable::Tensor &table, int 
   g2.y = 2;
   dim3 g3(num_seqs);
   LAUNCH_FUSED(8, true);
+  // Read from tokens, g4 has two declarations: no fact.
+#ifdef USE_ROCM
+  dim3 g4(num_seqs);
+#else
+  dim3 g4(num_heads);
+#endif
+  LAUNCH_BRANCHES(g4);
   VLLM_DISPATCH_FLOATING_TYPES(out.scalar_type(), "paged", [&] {
     vllm::paged<scalar_t, 4><<<grid, 128, 0, stream>>>(
         out.data_ptr<scalar_t>(), table.data_ptr<int>(), block_size, stride);
