@@ -446,18 +446,16 @@ private:
       unsigned Off = SM.getFileOffset(T.getLocation());
       if (Off > EO)
         break;
-      if (T.is(tok::hash) && T.isAtStartOfLine()) { // skip a directive line
-        while (true) {
+      while (T.is(tok::hash) && T.isAtStartOfLine()) { // skip directive lines
+        do
           Lx.LexFromRawLexer(T);
-          if (T.is(tok::eof) || T.isAtStartOfLine())
-            break;
-        }
-        if (T.is(tok::eof))
-          break;
-        Off = SM.getFileOffset(T.getLocation());
-        if (Off > EO)
-          break;
+        while (T.isNot(tok::eof) && !T.isAtStartOfLine());
       }
+      if (T.is(tok::eof))
+        break;
+      Off = SM.getFileOffset(T.getLocation());
+      if (Off > EO)
+        break;
       std::string S = T.is(tok::raw_identifier) ? T.getRawIdentifier().str()
                                                  : Lexer::getSpelling(T, SM, Ctx.getLangOpts());
       Ts.push_back({T.getKind(), S, Off});

@@ -60,15 +60,15 @@ void act_and_mul(float *out, const float *in, int64_t num_tokens, int d, int at_
   });
 }
 
+// Two directives in a row: the second's body is not code of the file.
+#define LAUNCH_BRANCHES(g)                                                     \
+  VLLM_DISPATCH_FLOATING_TYPES(out.scalar_type(), "branches", [&] {             \
+    vllm::branches<scalar_t><<<g, 128>>>(out.data_ptr<scalar_t>(), stride);     \
+  });
 #define LAUNCH_FUSED(w, has_weight)                                             \
   VLLM_DISPATCH_FLOATING_TYPES(out.scalar_type(), "fused", [&] {                \
     vllm::fused<scalar_t, has_weight><<<g3, 256, 0, stream>>>(                  \
         out.data_ptr<scalar_t>(), stride, w);                                   \
-  });
-
-#define LAUNCH_BRANCHES(g)                                                     \
-  VLLM_DISPATCH_FLOATING_TYPES(out.scalar_type(), "branches", [&] {             \
-    vllm::branches<scalar_t><<<g, 128>>>(out.data_ptr<scalar_t>(), stride);     \
   });
 
 // torch::stable is not declared; the launches in the lambda are dropped.
