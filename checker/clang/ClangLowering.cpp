@@ -364,6 +364,30 @@ public:
         if (Body[B].K == tok::lesslessless)
           parseLaunch(Body, B, FID, Ts[I].Offset);
       SeenLaunches.insert({FID, Ts[I].Offset});
+      M->second.Read = true;
+      for (const Launch &L : Launches)
+        record(L);
+    }
+    // A macro invoked only from other macros (or not at all here): its body
+    // is still the launch, with the macro's parameters unknown and no local
+    // resolvable. Constants and the caller's names it spells are facts.
+    for (auto &[Name, M] : Macros) {
+      if (M.Read)
+        continue;
+      std::vector<Tok> Body = M.Body;
+      for (Tok &T : Body)
+        if (T.K == tok::raw_identifier &&
+            (T.S == "__VA_ARGS__" ||
+             std::find(M.Params.begin(), M.Params.end(), T.S) != M.Params.end()))
+          T = {tok::unknown, "?", T.Offset};
+      Launches.clear();
+      Assigned.clear();
+      Locals.clear();
+      LexToks = nullptr;
+      LexBegin = LexAt = 0;
+      for (size_t B = 0; B < Body.size(); ++B)
+        if (Body[B].K == tok::lesslessless)
+          parseLaunch(Body, B, FID, std::nullopt);
       for (const Launch &L : Launches)
         record(L);
     }
@@ -372,6 +396,7 @@ public:
 private:
   /// A function-like macro whose body launches a kernel.
   struct LaunchMacro {
+    bool Read = false; ///< an invocation was read
     std::vector<std::string> Params;
     std::vector<Tok> Body;
   };

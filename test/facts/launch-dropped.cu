@@ -38,6 +38,18 @@ __global__ void fused(scalar_t *out, int hidden, int width) {
   out[blockIdx.x * hidden + width] = 0;
 }
 
+// Launched from a macro that only another macro invokes: its body is read
+// with the macro's parameters unknown and no local resolvable.
+// CHECK-LABEL: function vllm::nested (cuda, kernel)
+// CHECK-DAG: (LaunchIdx:u32 blockIdx.x <num_seqs>)
+// CHECK-DAG: (Param:i32 a [64,64])
+// CHECK-DAG: (Param:i32 b <stride>)
+// CHECK-DAG: (Param:i32 c)
+template <typename scalar_t, int V>
+__global__ void nested(scalar_t *out, int a, int b, int c) {
+  out[blockIdx.x * a + b * c] = 0;
+}
+
 // Negative: a grid the tokens cannot read (a product), a dim3 written
 // after its declaration, and one declared in both branches of an #if.
 // CHECK-LABEL: function vllm::opaque (cuda, kernel)
@@ -71,6 +83,14 @@ void act_and_mul(float *out, const float *in, int64_t num_tokens, int d, int at_
         out.data_ptr<scalar_t>(), stride, w);                                   \
   });
 
+#define LAUNCH_NESTED_INNER(V, cc)                                              \
+  vllm::nested<scalar_t, V><<<dim3(num_seqs), 64, 0, stream>>>(                \
+      out.data_ptr<scalar_t>(), 64, stride, cc);
+#define LAUNCH_NESTED(V)                                                        \
+  VLLM_DISPATCH_FLOATING_TYPES(out.scalar_type(), "nested", [&] {               \
+    LAUNCH_NESTED_INNER(V, num_heads)                                           \
+  });
+
 // torch::stable is not declared; the launches in the lambda are dropped.
 void paged_launch(torch::stable::Tensor &out, torch::stable::Tensor &table, int num_seqs,
                   int num_heads, int stride) {
@@ -87,6 +107,7 @@ void paged_launch(torch::stable::Tensor &out, torch::stable::Tensor &table, int 
   dim3 g4(num_heads);
 #endif
   LAUNCH_BRANCHES(g4);
+  LAUNCH_NESTED(2);
   VLLM_DISPATCH_FLOATING_TYPES(out.scalar_type(), "paged", [&] {
     vllm::paged<scalar_t, 4><<<grid, 128, 0, stream>>>(
         out.data_ptr<scalar_t>(), table.data_ptr<int>(), block_size, stride);
