@@ -60,6 +60,7 @@ struct LaunchSite {
   std::vector<SiteFact> Args; ///< per kernel parameter
   std::string Where;          ///< "file.cu:LINE"
   unsigned Offset = 0, Spelling = 0;
+  FileID SpellFile;           ///< the file Spelling is an offset in
   std::string File;
 };
 
@@ -202,7 +203,7 @@ private:
     std::vector<std::string> ArgText; ///< each argument, without whitespace
     SourceLocation Loc;
     unsigned Offset = 0, Spelling = 0; ///< of the expansion and of the spelling
-    FileID File;
+    FileID File, SpellFile;
     bool Lexical = false; ///< read from tokens: LexAxis and LexArgs hold the facts
     SiteFact LexAxis[3];
     std::vector<SiteFact> LexArgs;
@@ -330,8 +331,11 @@ public:
           Ts[I + 1].K != tok::l_paren)
         continue;
       auto M = Macros.find(Ts[I].S);
-      if (M == Macros.end() || SeenLaunches.count({FID, Ts[I].Offset}))
+      if (M == Macros.end())
         continue;
+      M->second.Read = true;
+      if (SeenLaunches.count({FID, Ts[I].Offset}))
+        continue; // the AST has this invocation's launches
       std::vector<std::vector<Tok>> Actual;
       if (split(Ts, I + 2, tok::r_paren, Actual) >= Ts.size())
         continue;
@@ -364,7 +368,6 @@ public:
         if (Body[B].K == tok::lesslessless)
           parseLaunch(Body, B, FID, Ts[I].Offset);
       SeenLaunches.insert({FID, Ts[I].Offset});
-      M->second.Read = true;
       for (const Launch &L : Launches)
         record(L);
     }
@@ -388,15 +391,24 @@ public:
       for (size_t B = 0; B < Body.size(); ++B)
         if (Body[B].K == tok::lesslessless)
           parseLaunch(Body, B, FID, std::nullopt);
-      for (const Launch &L : Launches)
-        record(L);
+      for (const Launch &L : Launches) {
+        // Expanded inside another macro's invocation, the AST may have read
+        // this very launch: its spelling is in this body.
+        bool Had = false;
+        auto It = Out.find(factsKey(L.Kernel));
+        if (It != Out.end())
+          for (const LaunchSite &S : It->second.Sites)
+            Had |= S.SpellFile == L.SpellFile && S.Spelling == L.Spelling;
+        if (!Had)
+          record(L);
+      }
     }
   }
 
 private:
   /// A function-like macro whose body launches a kernel.
   struct LaunchMacro {
-    bool Read = false; ///< an invocation was read
+    bool Read = false; ///< an invocation was read (here or by the AST)
     std::vector<std::string> Params;
     std::vector<Tok> Body;
   };
@@ -637,6 +649,7 @@ private:
     L.Loc = SM.getComposedLoc(FID, Invocation ? *Invocation : Ts[J].Offset);
     L.Offset = Invocation ? *Invocation : Ts[J].Offset;
     L.Spelling = Ts[J].Offset;
+    L.SpellFile = FID;
     L.File = FID;
     if (!Cfg.empty())
       lexGrid(Cfg[0], L.LexAxis);
@@ -1289,6 +1302,7 @@ private:
     SourceLocation FL = SM.getExpansionLoc(Loc);
     L.Offset = SM.getFileOffset(FL);
     L.Spelling = SM.getFileOffset(SM.getSpellingLoc(Loc));
+    L.SpellFile = SM.getFileID(SM.getSpellingLoc(Loc));
     L.File = SM.getFileID(FL);
     Launches.push_back(std::move(L));
   }
@@ -1544,6 +1558,7 @@ private:
     S.Where = W;
     S.Offset = L.Offset;
     S.Spelling = L.Spelling;
+    S.SpellFile = L.SpellFile;
     if (L.Lexical)
       std::copy(std::begin(L.LexAxis), std::end(L.LexAxis), S.Axis);
     else

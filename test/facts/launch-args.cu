@@ -43,6 +43,15 @@ __global__ void twice(float *out, int k) { out[blockIdx.x * k] = 0.f; }
   else                                                                         \
     twice<<<1, 32>>>(out, 64);
 
+// A launch in a macro that another macro invokes: the AST has it; its body
+// is not read again as a launch of its own.
+// CHECK-LABEL: function nested (cuda, kernel)
+// CHECK-DAG: (LaunchIdx:u32 blockIdx.x <x>)
+// CHECK-DAG: (Param:i32 k [48,48])
+__global__ void nested(float *out, int k) { out[blockIdx.x * k] = 0.f; }
+#define LAUNCH_INNER(v) nested<<<grid_n, 32>>>(out, v);
+#define LAUNCH_OUTER(v) LAUNCH_INNER(v)
+
 // A template kernel launched from a template launcher (a dependent call).
 // CHECK-LABEL: function tk (cuda, kernel)
 // CHECK: (Param:i32 n <num_tokens>)
@@ -61,4 +70,6 @@ void launch(float *out, const float *in, int hidden_size, int x, int y, Params p
   mixed<<<x, 32>>>(out, x + 1, x, x);
   mixed<<<x, 32>>>(out, x, y, 4);
   LAUNCH_TWICE(x > y)
+  dim3 grid_n(x);
+  LAUNCH_OUTER(48)
 }
