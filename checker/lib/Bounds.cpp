@@ -547,6 +547,22 @@ Bound Bounds::compute(const Node *N) {
       R.Shaped = false;
       return R;
     }
+    // The stride an expert index multiplies is a weight matrix: hidden x
+    // intermediate elements per expert, whatever the stride is called.
+    auto IsDim = [](const Bound &B, const char *K) { return B.Dim && B.Dim->Key == K; };
+    if ((IsDim(X, "Experts") && IsDim(Y, "Stride")) || (IsDim(X, "Stride") && IsDim(Y, "Experts"))) {
+      const Bound &Ex = IsDim(X, "Experts") ? X : Y;
+      int64_t W = sat(I128(E.bound(*E.byKey("Hidden"), Beyond)) *
+                      E.bound(*E.byKey("Intermediate"), Beyond));
+      int64_t Hi = sat(I128(Ex.Hi) * W);
+      if (Hi > R.Hi) {
+        R.Hi = Hi;
+        R.Why = Ex.Why + "; an expert's stride is a weight matrix (Envelope.Hidden x "
+                         "Envelope.Intermediate)";
+        R.Shaped = false;
+        return R;
+      }
+    }
     // Shapes: the product's dimensions, with couplings the envelope's
     // independent maxima miss (pages x page size is a slot).
     R.Shape = X.Shape;

@@ -31,7 +31,7 @@ const DimSpec Specs[] = {
      "chunked kernels (linear attention, SSMs) use chunks of 16-64 tokens (fla, mamba); 128 "
      "leaves headroom"},
     {"Vocab", 262144, "vocab", "Gemma 3: 262,144 tokens"},
-    {"Experts", 512, "expert", "Qwen3-Next: 512 routed experts"},
+    {"Experts", 512, "^(?!.*(start|loc|offset|token)).*expert", "Qwen3-Next: 512 routed experts"},
     {"TopK", 1024, "top_?k", "sampling top-k up to 1,024; MoE top-k is at most 22"},
     {"Layers", 128, "layer", "Llama 3.1 405B: 126 layers"},
     {"HeadDim", 576,
@@ -51,13 +51,14 @@ const DimSpec Specs[] = {
      "pools past 7.3M slots run in production: SGLang's DeepSeek MLA store wrapped at slot "
      "7,341,824 (3.7M-slot pools are common on MI300X)"},
     {"KvPages", 8388608,
-     "page|block_?(id|idx|ids|num|no|table|tables)|^block$|^blk|physical_?block|^num_?blocks|"
+     "page|block_?(id|idx|ids|num|no|table|tables)|^block$|^blk|physical_?block|^num_?blocks|^indices$|"
      "max_?num_?blocks|max_?blocks",
      "at page size 1 (SGLang) pages are slots: 8,388,608"},
-    {"Tokens", 131072,
-     "token|^tok|^t$|^bos$|^eos$|cu_?seqlens|query_?start|^q_?start|start_?loc|^m$|^num_?rows$|"
+    {"Tokens", 1048576,
+     "token|^tok|^bos$|^eos$|cu_?seqlens|query_?start|^q_?start|start_?loc|^m$|^num_?rows$|"
      "^n_?rows$|seq_?len_?q|seqlen_?q|^q_?len|query_?len|max_?seqlen_?q",
-     "131,072 tokens in one step (a long prefill without chunking)"},
+     "1M tokens in one step: a training batch of 8 x 128k-token sequences (fla, Liger) or a "
+     "1M-token prefill without chunking"},
     {"Context", 1048576,
      "seq_?len|seqlen|context|ctx|kv_?len|max_?seq|^pos$|^pos_|_pos$|position|^len$|_len$|"
      "cache_?len|prefix",
