@@ -482,10 +482,19 @@ private:
         is(Target, "list_pattern") || is(Target, "tuple") || is(Target, "expression_list")) {
       std::vector<TSNode> Ts = kids(Target);
       for (size_t I = 0; I < Ts.size(); ++I) {
-        if (V.K == Val::Tuple && I < V.Elems.size())
+        if (V.K == Val::Tuple && I < V.Elems.size()) {
           bind(Ts[I], V.Elems[I]);
-        else
-          bind(Ts[I], Val::node(unknown(Ts[I], M.text(Ts[I]))));
+        } else {
+          // An element of an opaque value (a tuple returned by an imported
+          // helper): unknown, but computed from that value. Ops: the value
+          // and the element's index (so two elements never compare equal).
+          Node *U = unknown(Ts[I], M.text(Ts[I]));
+          if (V.isNode()) {
+            U->Ops.push_back(V.Nd);
+            U->Ops.push_back(constant(int64_t(I), Ts[I]));
+          }
+          bind(Ts[I], Val::node(U));
+        }
       }
       return;
     }
@@ -1279,10 +1288,13 @@ private:
     return nullptr;
   }
 
-  void recordAccess(AccessKind AK, const Node *Addr, const Node *Mask, const Node *Other,
-                    TSNode At) {
+  /// Returns the address as recorded: an untyped one is made a pointer
+  /// (asAddress), so loads should use it too.
+  const Node *recordAccess(AccessKind AK, const Node *Addr, const Node *Mask, const Node *Other,
+                           TSNode At) {
     if (Addr && !Addr->Ty.Pointer) wantPointer(Addr);
-    if (Dry || !Addr) return;
+    if (Addr && !Addr->Ty.Pointer) Addr = asAddress(F, Addr);
+    if (Dry || !Addr) return Addr;
     Access A;
     A.AK = AK;
     A.Addr = Addr;
@@ -1292,6 +1304,7 @@ private:
     if (Mask) A.Guards.push_back(Guard{Mask, false, Guard::Mask});
     A.Range = rng(At);
     F.Accesses.push_back(std::move(A));
+    return Addr;
   }
 
   struct Args {
@@ -1433,7 +1446,7 @@ private:
       const Node *Mk = nodeArg(A, 1, "mask", E);
       const Node *Ot = nodeArg(A, 2, "other", E);
       if (!P) return Val::node(unknown(E));
-      recordAccess(AccessKind::Load, P, Mk, Ot, E);
+      P = recordAccess(AccessKind::Load, P, Mk, Ot, E);
       IntTy ET = elemOf(P);
       Node *L = mk(Kind::Load, ET, E, {P});
       L->ElemTy = ET;
@@ -1443,14 +1456,17 @@ private:
     if (B == "store") {
       const Node *P = nodeArg(A, 0, "pointer", E);
       const Node *Mk = nodeArg(A, 2, "mask", E);
+      const Node *V = nodeArg(A, 1, "value", E);
+      size_t Before = F.Accesses.size();
       if (P) recordAccess(AccessKind::Store, P, Mk, nullptr, E);
+      if (F.Accesses.size() > Before) F.Accesses.back().Value = V;
       return Val();
     }
     if (B.rfind("atomic_", 0) == 0) {
       const Node *P = nodeArg(A, 0, "pointer", E);
       const Node *Mk = B == "atomic_cas" ? nullptr : nodeArg(A, 2, "mask", E);
       if (!P) return Val::node(unknown(E));
-      recordAccess(AccessKind::Store, P, Mk, nullptr, E);
+      P = recordAccess(AccessKind::Store, P, Mk, nullptr, E);
       IntTy ET = elemOf(P);
       Node *L = mk(Kind::Load, ET, E, {P});
       L->ElemTy = ET;
