@@ -184,8 +184,11 @@ struct UncheckedPadSlot::Check {
         continue; // other reads: their addresses are not this address
       }
       const Node *Holder = It.Holder;
-      if (N->K == Kind::Var)
-        Holder = N;
+      if (N->K == Kind::Var) {
+        const Node *P = plain(N, Inlined);
+        if (P && P->K == Kind::Load)
+          Holder = N; // the local that holds the slot itself (not a clamp of it)
+      }
       bool Clamped = It.Clamped;
       if (N->K == Kind::Max) {
         int64_t V;
@@ -379,13 +382,17 @@ struct UncheckedPadSlot::Check {
     if (S.Clamped)
       Fd.Message += "; clamping the slot (max(slot, 0), abs) is no guard: the pad token "
                     "overwrites a live slot";
-    if (Triton)
+    if (S.Clamped)
+      Fd.Message += "; skip the pad slot instead of clamping it";
+    else if (Triton)
       Fd.Message += "; add '" + Slot + " >= 0' to the store's mask";
     else
       Fd.Message += "; return early on '" + Slot + " < 0'";
 
     bool Fixed = false;
-    bool Simple = Slot.find("...") == std::string::npos && Slot.find('\n') == std::string::npos;
+    // A clamped slot has no name to test: the clamp must go first (a note).
+    bool Simple = !S.Clamped && Slot.find("...") == std::string::npos &&
+                  Slot.find('\n') == std::string::npos;
     if (Simple && editable(Fd.Range)) {
       if (Triton) {
         std::string Term = "(" + Slot + " >= 0)";
@@ -408,27 +415,38 @@ struct UncheckedPadSlot::Check {
           Fd.Fixes = {Ins};
           Fixed = true;
         }
-      } else if (Fd.Range.Begin.Col >= 1 && Fd.Range.Begin.Offset >= Fd.Range.Begin.Col - 1) {
-        // The early exit, on its own line before the store. Inside a loop
-        // over tokens (the slot is read in the loop) it is a continue.
-        bool InLoop = false;
-        auto LI = LoadAt.find(S.Load->Range.Begin.Offset);
-        if (LI != LoadAt.end())
-          for (const Guard &G : LI->second->Guards)
-            InLoop |= G.How == Guard::Loop;
-        FixIt Ins;
-        Ins.Begin = Fd.Range.Begin;
-        Ins.Begin.Offset -= Fd.Range.Begin.Col - 1;
-        Ins.Begin.Col = 1;
-        std::string Indent(Fd.Range.Begin.Col - 1, ' ');
-        Ins.Text = Indent + "if (" + Slot + " < 0) " + (InLoop ? "continue" : "return") + ";\n";
-        Fd.Fixes = {Ins};
-        Fixed = true;
+      } else if (const Node *Init = S.Holder ? S.Holder->op(0) : nullptr) {
+        // The early exit, right after the statement that reads the slot
+        // (`const int64_t slot = slot_mapping[t];`), so it sits in the
+        // slot's scope whatever shape the store has. Only when the local is
+        // initialised by the read itself (implicit conversions aside), so
+        // that the read's end is the statement's end, before its ';'.
+        while (Init && Init->K == Kind::Cast && !Init->Explicit)
+          Init = Init->op(0);
+        const SrcRange &LR = S.Load->Range;
+        if (Init == S.Load && editable(LR) && LR.End.Offset > LR.Begin.Offset &&
+            LR.Begin.File == Fd.Range.Begin.File) {
+          // Inside a loop (the slot is read in a loop over tokens) it is a
+          // continue.
+          bool InLoop = false;
+          auto LI = LoadAt.find(LR.Begin.Offset);
+          if (LI != LoadAt.end())
+            for (const Guard &G : LI->second->Guards)
+              InLoop |= G.How == Guard::Loop;
+          FixIt Ins;
+          Ins.Begin = LR.End;
+          Ins.Begin.Offset += 1; // past the ';'
+          Ins.Begin.Col += 1;
+          Ins.Text = " if (" + Slot + " < 0) " + (InLoop ? "continue" : "return") + ";";
+          Fd.Fixes = {Ins};
+          Fixed = true;
+        }
       }
     }
     if (!Fixed)
-      Fd.Notes.push_back({Fd.Range, "skip the pad slot before the store: return early on a "
-                                    "negative slot, or mask it out"});
+      Fd.Notes.push_back({Fd.Range, std::string(S.Clamped ? "remove the clamp, then " : "") +
+                                        "skip the pad slot before the store: return early on a "
+                                        "negative slot, or mask it out"});
     Out.push_back(std::move(Fd));
   }
 };

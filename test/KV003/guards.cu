@@ -3,6 +3,8 @@
 // (-1) is reported; each guard idiom real store kernels use is silent.
 // RUN: %if kvlint %{ not %kvlint %s | FileCheck %s --implicit-check-not=warning: %}
 // RUN: %if tidy %{ %tidy %s -- %cuda-flags | FileCheck %s --implicit-check-not=warning: %}
+// CHECK lines follow their store: clang-tidy prints the source from the
+// fix-it (after the slot read) down to the store, comments included.
 #include <cstdint>
 #define PAD_SLOT_ID -1
 
@@ -15,8 +17,8 @@ __global__ void reshape_and_cache(const float *key, float *key_cache, const int6
   const int64_t block_idx = slot_idx / block_size;
   const int64_t block_offset = slot_idx % block_size;
   for (int64_t i = threadIdx.x; i < n; i += blockDim.x) {
-    // CHECK: guards.cu:[[@LINE+1]]:5: warning: store address is computed from slot 'slot_idx' read from 'slot_mapping' with no guard that skips the pad slot (-1); a padded token (CUDA-graph padding, a position past a narrow group's row) writes before the cache or into a live page; return early on 'slot_idx < 0' [kvlint-unchecked-pad-slot]
     key_cache[block_idx * block_stride + block_offset * n + i] = key[token_idx * key_stride + i];
+    // CHECK: guards.cu:[[@LINE-1]]:5: warning: store address is computed from slot 'slot_idx' read from 'slot_mapping' with no guard that skips the pad slot (-1); a padded token (CUDA-graph padding, a position past a narrow group's row) writes before the cache or into a live page; return early on 'slot_idx < 0' [kvlint-unchecked-pad-slot]
   }
 }
 
@@ -40,8 +42,8 @@ __global__ void reshape_and_cache_checked(const float *key, float *key_cache,
 __global__ void clamped(const float *key, float *key_cache, const int64_t *slot_mapping,
                         int64_t n) {
   const int64_t slot = max(slot_mapping[blockIdx.x], (int64_t)0);
-  // CHECK: guards.cu:[[@LINE+1]]:3: warning: store address is computed from slot 'slot' read from 'slot_mapping' {{.*}}; clamping the slot (max(slot, 0), abs) is no guard: the pad token overwrites a live slot; return early on 'slot < 0' [kvlint-unchecked-pad-slot]
   key_cache[slot * n + threadIdx.x] = key[blockIdx.x * n + threadIdx.x];
+  // CHECK: guards.cu:[[@LINE-1]]:3: warning: store address is computed from slot 'slot_mapping[blockIdx.x]' read from 'slot_mapping' {{.*}}; clamping the slot (max(slot, 0), abs) is no guard: the pad token overwrites a live slot; skip the pad slot instead of clamping it [kvlint-unchecked-pad-slot]
 }
 
 // Negative: the store inside an enclosing if on the slot.
@@ -59,8 +61,8 @@ __global__ void page_guard(const float *key, float *key_cache, const int64_t *sl
   const int64_t page = slot / block_size;
   if (page < 0)
     return;
-  // CHECK: guards.cu:[[@LINE+1]]:3: warning: store address is computed from slot 'slot' read from 'slot_mapping'{{.*}}[kvlint-unchecked-pad-slot]
   key_cache[page * block_stride + (slot % block_size) * n + threadIdx.x] = key[threadIdx.x];
+  // CHECK: guards.cu:[[@LINE-1]]:3: warning: store address is computed from slot 'slot' read from 'slot_mapping'{{.*}}[kvlint-unchecked-pad-slot]
 }
 
 // Negative: an early return on the named pad value.
@@ -77,8 +79,8 @@ __global__ void grid_stride(const float *key, float *key_cache, const int64_t *s
                             int64_t num_tokens, int64_t n) {
   for (int64_t t = blockIdx.x; t < num_tokens; t += gridDim.x) {
     const int64_t slot = slot_mapping[t];
-    // CHECK: guards.cu:[[@LINE+1]]:5: warning: store address is computed from slot 'slot' read from 'slot_mapping'{{.*}}[kvlint-unchecked-pad-slot]
     key_cache[slot * n + threadIdx.x] = key[t * n + threadIdx.x];
+    // CHECK: guards.cu:[[@LINE-1]]:5: warning: store address is computed from slot 'slot' read from 'slot_mapping'{{.*}}[kvlint-unchecked-pad-slot]
   }
 }
 
@@ -96,8 +98,8 @@ __global__ void grid_stride_continue(const float *key, float *key_cache,
 // Positive: an atomic into the cache at the slot.
 __global__ void atomic_store(const float *key, float *k_cache, const int64_t *out_cache_loc) {
   const int64_t loc = out_cache_loc[blockIdx.x];
-  // CHECK: guards.cu:[[@LINE+1]]:3: warning: store address is computed from slot 'loc' read from 'out_cache_loc'{{.*}}[kvlint-unchecked-pad-slot]
   atomicAdd(&k_cache[loc], key[blockIdx.x]);
+  // CHECK: guards.cu:[[@LINE-1]]:3: warning: store address is computed from slot 'loc' read from 'out_cache_loc'{{.*}}[kvlint-unchecked-pad-slot]
 }
 
 // Negative: an unsigned bound check also rejects -1 (it wraps to 2^64 - 1).
@@ -115,8 +117,8 @@ __global__ void upper_bound_only(const float *key, float *k_cache, const int64_t
   const int64_t loc = out_cache_loc[blockIdx.x];
   if (loc >= num_slots)
     return;
-  // CHECK: guards.cu:[[@LINE+1]]:3: warning: store address is computed from slot 'loc' read from 'out_cache_loc'{{.*}}[kvlint-unchecked-pad-slot]
   k_cache[loc] = key[blockIdx.x];
+  // CHECK: guards.cu:[[@LINE-1]]:3: warning: store address is computed from slot 'loc' read from 'out_cache_loc'{{.*}}[kvlint-unchecked-pad-slot]
 }
 
 // Negative: the slot check combined with && in one condition.
@@ -131,8 +133,8 @@ __global__ void logical_and(const float *key, float *k_cache, const int64_t *out
 __global__ void store_by_indices(const float *key, float *kv_cache, const int64_t *indices,
                                  int64_t n) {
   const int64_t page = indices[blockIdx.x];
-  // CHECK: guards.cu:[[@LINE+1]]:3: warning: store address is computed from slot 'page' read from 'indices'{{.*}}[kvlint-unchecked-pad-slot]
   kv_cache[page * n + threadIdx.x] = key[blockIdx.x * n + threadIdx.x];
+  // CHECK: guards.cu:[[@LINE-1]]:3: warning: store address is computed from slot 'page' read from 'indices'{{.*}}[kvlint-unchecked-pad-slot]
 }
 
 // Negative: the same indices used for an output that is not a cache (a
