@@ -464,9 +464,11 @@ struct UnguardedTableLoad::Check {
       // ...]), a struct field, or a pointer the kernel did not receive as a
       // typed parameter (returned by a call, read from a pointer array).
       bool CSR = !LoadBases.empty();
+      auto Member = [](const std::string &S) {
+        return S.find('.') != std::string::npos || S.find("->") != std::string::npos;
+      };
       bool Field = SB && ((SB->K == Kind::Unknown && SB->Ty.Pointer) ||
-                          (SB->K == Kind::Param && (SB->Name.find('.') != std::string::npos ||
-                                                    SB->Name.find("->") != std::string::npos)));
+                          (SB->K == Kind::Param && (Member(SB->Name) || Member(SB->Text))));
       bool Returned = SB && (SB->K == Kind::Call || SB->K == Kind::Load ||
                              (SB->K != Kind::Param && !SB->Ty.known()));
       bool Evidence = TableNamed || CSR || Field || Returned;
