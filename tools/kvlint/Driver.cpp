@@ -35,8 +35,9 @@ namespace {
 const char *Usage =
     R"(usage: kvlint [options] <file-or-dir>... [-- <extra compiler flags>]
 
-Finds narrowed-index overflows (KV001) and unguarded block-table loads (KV002)
-in CUDA, HIP, C++ and Triton kernels. Directories are scanned recursively
+Finds narrowed-index overflows (KV001), unguarded block-table loads (KV002) and
+stores that do not skip the pad slot (KV003) in CUDA, HIP, C++ and Triton
+kernels (--list-rules prints them all). Directories are scanned recursively
 (.cu .cuh .hip .cpp .cc .cxx .c .h .hpp .hh .py).
 
 options:
