@@ -44,8 +44,9 @@ std::vector<OptionSpec> UnguardedTableLoad::options() const {
       {"BlockSizePattern", "block|page|blk|bs$|^bs|chunk|tile|group",
        "regex (case-insensitive) of divisor names that are block sizes"},
       {"SeqLenPattern",
-       "seq_?lens?|seq_?length|seqlens?|context_?lens?|context_length|ctx_?lens?|kv_?lens?|"
-       "kv_length|cache_?lens?|cache_seqlens|prefix_len|num_computed|total_?lens?|cur_?len",
+       "seq_?lens?|seq_?length|seqlens?|seqused|context_?lens?|context_length|ctx_?lens?|"
+       "kv_?lens?|^k_lens?$|kv_length|cache_?lens?|cache_seqlens|prefix_len|num_computed|"
+       "total_?lens?|cur_?len",
        "regex (case-insensitive) of sequence lengths: a column bounded only by one of these "
        "(or by a loop over cdiv(seq_len, block_size)) is reported at the latent level only"},
       {"PadValue", "-1", "the pad slot the fix-it emits for out-of-range lanes (PAD_SLOT_ID)"},
@@ -245,6 +246,11 @@ struct UnguardedTableLoad::Check {
       for (const Node *O : T->Ops)
         if (const Node *D = columnDiv(O, TableNamed, Depth + 1))
           return D;
+    if (T->K == Kind::Phi) // offset = 0; if (seq_starts) offset = seq_starts[b] / bs;
+      for (const Node *O : T->Ops)
+        if (O != T)
+          if (const Node *D = columnDiv(O, TableNamed, Depth + 1))
+            return D;
     return nullptr;
   }
 
@@ -398,16 +404,91 @@ struct UnguardedTableLoad::Check {
   /// Does the small side of a bound speak about this column: the column,
   /// its division, the position, or a variable the position is computed
   /// from without a memory read (`j` in `j * TILE + offs`)?
-  static bool aboutColumn(const Node *Small, const Node *Col, const Node *Div, const Node *Pos) {
+  bool aboutColumn(const Node *Small, const Node *Col, const Node *Div, const Node *Pos) const {
     if (mentionsSafe(Small, Col) || (Div && mentionsSafe(Small, Div)) ||
         (Pos && mentionsSafe(Small, Pos)))
       return true;
+    // A bound on a variable the position is computed from (j in
+    // j * TILE + offs) bounds the position only when nothing else in it is
+    // read from memory (token - start + seq_starts[b]: the loaded start is
+    // unbounded), sequence lengths aside.
     const Node *S = strip(Small);
     if (S && Pos &&
         (S->K == Kind::Phi || S->K == Kind::Param || S->K == Kind::LaunchIdx ||
          Small->K == Kind::Var) &&
-        derives(Pos, Small))
+        derives(Pos, Small) && !foreignLoad(Pos))
       return true;
+    return false;
+  }
+
+  /// Is E computed from sequence lengths and constants alone (seq_len - 1,
+  /// cdiv(seq_len, BLOCK) - 1, min(cdiv(seq_len, BLOCK), other) - 1)?
+  bool onlySeq(const Node *Root) const {
+    std::vector<const Node *> Active;
+    return seqOnly(Root, Active, 0) == 2;
+  }
+
+  /// 0: not bounded by a sequence length; 1: constant-like (constants,
+  /// lanes); 2: bounded by a sequence length.
+  int seqOnly(const Node *E, std::vector<const Node *> &Active, unsigned Depth) const {
+    if (!E || Depth > 40)
+      return 0;
+    if (std::find(Active.begin(), Active.end(), E) != Active.end())
+      return 1; // a loop-carried merge reaching itself adds nothing
+    std::string Nm = nameOf(E);
+    if (E->K == Kind::Load)
+      return seqDerived(E) ? 2 : 0;
+    if ((E->K == Kind::Var || E->K == Kind::Param || E->K == Kind::Unknown ||
+         E->K == Kind::Symbolic) &&
+        !Nm.empty() && std::regex_search(Nm, R.SeqRe))
+      return 2;
+    switch (E->K) {
+    case Kind::Const: case Kind::Symbolic: case Kind::Range: case Kind::ThreadIdx:
+      return 1;
+    default:
+      break;
+    }
+    if (E->Ops.empty())
+      return 0;
+    Active.push_back(E);
+    int R2;
+    if (E->K == Kind::Min) { // bounded by its smallest bounded arm
+      R2 = 0;
+      for (const Node *O : E->Ops)
+        R2 = std::max(R2, seqOnly(O, Active, Depth + 1));
+    } else {
+      R2 = 1;
+      for (const Node *O : E->Ops) {
+        int X = seqOnly(O, Active, Depth + 1);
+        if (X == 0) {
+          R2 = 0;
+          break;
+        }
+        R2 = std::max(R2, X);
+      }
+    }
+    Active.pop_back();
+    return R2;
+  }
+
+  /// Does the position include a value read from memory other than a
+  /// sequence length?
+  bool foreignLoad(const Node *Pos) const {
+    std::vector<const Node *> Stack = {Pos}, Seen;
+    while (!Stack.empty() && Seen.size() < 1024) {
+      const Node *N = Stack.back();
+      Stack.pop_back();
+      if (!N || std::find(Seen.begin(), Seen.end(), N) != Seen.end())
+        continue;
+      Seen.push_back(N);
+      if (N->K == Kind::Load) {
+        if (!seqDerived(N))
+          return true;
+        continue;
+      }
+      for (const Node *O : N->Ops)
+        Stack.push_back(O);
+    }
     return false;
   }
 
@@ -563,14 +644,25 @@ struct UnguardedTableLoad::Check {
       }
       for (auto &[Cmp, P] : As) {
         const Node *Small, *Big;
-        if (orient(Cmp, P, Small, Big) && aboutColumn(Small, Col, Div, Pos))
+        if (!orient(Cmp, P, Small, Big))
+          continue;
+        if (aboutColumn(Small, Col, Div, Pos)) {
           Take(classify(Big, Strides, LoadBases), Big);
+          continue;
+        }
+        // Another term of the column bounded by the width minus this one:
+        // pid < min(end, W - offset) reads row[offset + pid] inside the row.
+        bool OtherTerm = false;
+        for (const Node *T : Plain)
+          OtherTerm |= mentionsSafe(Small, T);
+        if (OtherTerm && mentionsSafe(Big, Col) && widthLike(Big, Strides, LoadBases))
+          Take(Bound::Width, Big);
       }
       if (St.B == Bound::Width)
         continue;
       // A position that is itself a sequence length (the last token:
       // seq_len - 1) is bounded by it.
-      if (St.B == Bound::None && seqDerived(Pos))
+      if (St.B == Bound::None && onlySeq(Pos))
         St.PosFromSeq = true;
       if (St.B == Bound::Seq || St.PosFromSeq) {
         if (R.Latent)
