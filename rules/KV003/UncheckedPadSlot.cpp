@@ -37,10 +37,14 @@ std::vector<OptionSpec> UncheckedPadSlot::options() const {
       {"StoreIndexPattern", "indices|_locs?(_ptr)?$",
        "regex (case-insensitive) of index tables that count as slot mappings only in a store "
        "into a cache (CachePattern): the indices of a KV-store kernel"},
+      {"NotSlotPattern", "token|query|req_|request|seq|expert|topk",
+       "regex (case-insensitive) of index tables that are never slots even in a store into a "
+       "cache (last_token_indices, expert indices): StoreIndexPattern does not apply to them"},
       {"CachePattern", "cache|kv_buffer|k_buffer|v_buffer|kv_pool|kv_data|k_data|v_data",
        "regex (case-insensitive) of KV-cache pointers (the destination of a KV store)"},
-      {"PadPattern", "pad|invalid",
-       "regex (case-insensitive) of names of the pad value: 'slot != PAD_SLOT_ID' is a guard"},
+      {"PadPattern", "pad|invalid|null",
+       "regex (case-insensitive) of names of the pad value: 'slot != PAD_SLOT_ID' and "
+       "'slot > null_block_id' are guards"},
       {"PadValue", "-1", "the pad slot, for messages"},
   };
 }
@@ -48,6 +52,7 @@ std::vector<OptionSpec> UncheckedPadSlot::options() const {
 void UncheckedPadSlot::configure(const Options &O) {
   SlotRe = optRegex(O, "SlotTablePattern");
   IndexRe = optRegex(O, "StoreIndexPattern");
+  NotSlotRe = optRegex(O, "NotSlotPattern");
   CacheRe = optRegex(O, "CachePattern");
   PadRe = optRegex(O, "PadPattern");
   PadValue = opt(O, "PadValue");
@@ -157,7 +162,7 @@ struct UncheckedPadSlot::Check {
       return false;
     if (std::regex_search(B, R.SlotRe))
       return true;
-    return CacheStore && std::regex_search(B, R.IndexRe);
+    return CacheStore && std::regex_search(B, R.IndexRe) && !std::regex_search(B, R.NotSlotRe);
   }
 
   void sources(const Node *Root, bool CacheStore, std::vector<Source> &Out) {
@@ -206,9 +211,32 @@ struct UncheckedPadSlot::Check {
       }
       if (isComparison(N->K) || N->K == Kind::LAnd || N->K == Kind::LOr || N->K == Kind::LNot)
         continue;
+      if (N->K == Kind::Phi && loopCarried(N))
+        continue; // an induction variable (for i in range(start, end)): not a slot
+      if (N->K == Kind::Sub) { // base - x: an offset relative to x, not at it
+        Stack.push_back({N->op(0), Holder, It.G, Clamped});
+        continue;
+      }
       for (const Node *O : N->Ops)
         Stack.push_back({O, Holder, It.G, Clamped});
     }
+  }
+
+  /// A merge that reaches itself through its operands: a loop's variable.
+  static bool loopCarried(const Node *Phi) {
+    std::vector<const Node *> Stack(Phi->Ops.begin(), Phi->Ops.end()), Seen;
+    while (!Stack.empty() && Seen.size() < 1024) {
+      const Node *N = Stack.back();
+      Stack.pop_back();
+      if (N == Phi)
+        return true;
+      if (!N || N->K == Kind::Load || std::find(Seen.begin(), Seen.end(), N) != Seen.end())
+        continue;
+      Seen.push_back(N);
+      for (const Node *O : N->Ops)
+        Stack.push_back(O);
+    }
+    return false;
   }
 
   /// Atomic facts of a guard or mask: (comparison, holds-as-written).
@@ -300,6 +328,8 @@ struct UncheckedPadSlot::Check {
         return true; // slot > -1
       if (K == Kind::Ne && padLike(B))
         return true; // slot != PAD_SLOT_ID
+      if ((K == Kind::Gt || K == Kind::Ge) && !C && padLike(B))
+        return K == Kind::Gt; // slot > null_block_id (the pad is the smallest id)
       return false;
     }
     // (uint64_t)slot < num_slots: the pad wraps to the largest value.

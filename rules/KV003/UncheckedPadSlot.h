@@ -25,7 +25,7 @@ public:
 
 private:
   struct Check;
-  std::regex SlotRe, IndexRe, CacheRe, PadRe;
+  std::regex SlotRe, IndexRe, NotSlotRe, CacheRe, PadRe;
   std::string PadValue;
 };
 

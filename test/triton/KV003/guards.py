@@ -141,3 +141,25 @@ def store_named_pad(k_ptr, k_cache_ptr, slot_mapping_ptr, HEAD_DIM: tl.constexpr
         return
     d = tl.arange(0, HEAD_DIM)
     tl.store(k_cache_ptr + slot * HEAD_DIM + d, tl.load(k_ptr + t * HEAD_DIM + d))
+
+
+# Negative: a state-slot table whose pad is a null block id (Mamba state
+# caches): 'idx <= null_block_id: return' excludes it.
+@triton.jit
+def state_store_null_block(x_ptr, conv_state_ptr, state_indices_ptr, null_block_id, stride_block,
+                           DIM: tl.constexpr):
+    b = tl.program_id(0)
+    state_idx = tl.load(state_indices_ptr + b).to(tl.int64)
+    if state_idx <= null_block_id:
+        return
+    d = tl.arange(0, DIM)
+    tl.store(conv_state_ptr + state_idx * stride_block + d, tl.load(x_ptr + b * DIM + d))
+
+
+# Negative: token indices are not slots, even in a store into a cache.
+@triton.jit
+def cache_by_token_index(h_ptr, cached_h_ptr, last_token_indices_ptr, stride, DIM: tl.constexpr):
+    r = tl.program_id(0)
+    last = tl.load(last_token_indices_ptr + r)
+    d = tl.arange(0, DIM)
+    tl.store(cached_h_ptr + r * stride + d, tl.load(h_ptr + last * stride + d))
