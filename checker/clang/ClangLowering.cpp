@@ -280,6 +280,12 @@ private:
         N->Ty = ty(DR->getType());
       N->Name = D->getNameAsString();
       N->Ops.push_back(It->second);
+      // The declared type as written (not `auto`): a fix-it that widens the
+      // value stored in this local widens the local too.
+      if (const auto *VD = dyn_cast<VarDecl>(D))
+        if (const TypeSourceInfo *TSI = VD->getTypeSourceInfo())
+          if (!VD->getType()->getContainedAutoType() && !isa<ParmVarDecl>(VD))
+            N->DeclType = range(TSI->getTypeLoc().getSourceRange());
       return N;
     }
     if (isa<NonTypeTemplateParmDecl>(D)) {
@@ -708,7 +714,10 @@ private:
       Obj = MC->getImplicitObjectArgument();
     for (unsigned I = 0; I < N; ++I)
       Args.push_back(value(CE->getArg(I)));
-    if (FD && FD->hasBody() && Stack.size() <= MaxInlineDepth &&
+    // The standard library's bodies (std::vector::resize) compute sizes, not
+    // the caller's offsets: a system header's function stays a call.
+    bool System = FD && SM.isInSystemHeader(SM.getExpansionLoc(FD->getLocation()));
+    if (FD && FD->hasBody() && !System && Stack.size() <= MaxInlineDepth &&
         std::find(Stack.begin(), Stack.end(), FD) == Stack.end() &&
         !isa<CXXOperatorCallExpr>(CE) && FD->getNumParams() == N &&
         (ty(CE->getType()).known() || ty(CE->getType()).Pointer ||

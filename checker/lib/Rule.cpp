@@ -1,6 +1,8 @@
 //===- Rule.cpp - options, registry, fix-it spelling ----------------------===//
 #include "kvlint/Rule.h"
 
+#include "kvlint/Envelope.h"
+
 #include <algorithm>
 #include <cctype>
 #include <tuple>
@@ -44,6 +46,8 @@ std::vector<OptionSpec> Rule::sharedOptions() {
        "default: report what wraps or reads out of bounds inside the deployment envelope; "
        "latent: also report what does so only beyond it (larger pools, contexts, batches)"},
   };
+  for (const OptionSpec &O : Envelope::optionSpecs())
+    S.push_back(O);
   return S;
 }
 

@@ -2,29 +2,19 @@
 //
 // Walks every address's offset tree (through +, -, casts, variables, helper
 // calls, selects) looking for a multiply or left shift evaluated in at most
-// 32 bits where one factor is an unbounded index and the other a stride.
+// 32 bits whose bound (Bounds.h: facts first, then the deployment envelope)
+// leaves its type. Names decide nothing here that a fact can decide.
 //
 //===----------------------------------------------------------------------===//
 #include "NarrowedIndexOverflow.h"
 
 #include <cctype>
+#include <functional>
 
 namespace kvlint {
 
 std::vector<OptionSpec> NarrowedIndexOverflow::options() const {
   return {
-      {"StridePattern",
-       "stride|size|dim|width|bytes|pitch|elems|numel|count|^num|^n_|len$|heads|hidden|^ld|^max|_per_",
-       "ECMAScript regex (case-insensitive) of parameter and member names that are strides or "
-       "sizes, never indices; ALL_CAPS names are constants and count as strides too"},
-      {"IndexPattern",
-       "page|block|blk|slot|token|tok|seq|req|batch|loc|pos|idx|index|offset|entry|id$",
-       "ECMAScript regex (case-insensitive): a 32-bit parameter or member whose name matches "
-       "(and is not a stride) is an unbounded index; values loaded from memory or narrowed are "
-       "indices whatever their name"},
-      {"LaunchIndexTier", "false",
-       "also report launch-index products (blockIdx.x * stride, tl.program_id(0) * stride)"},
-      {"MinConstantStride", "2", "a constant factor below this is not a stride"},
       {"DependentLoadBits", "32",
        "in a primary template, the width assumed for an index table whose element type is a "
        "template parameter (0: do not assume)"},
@@ -40,72 +30,12 @@ std::vector<OptionSpec> NarrowedIndexOverflow::options() const {
 }
 
 void NarrowedIndexOverflow::configure(const Options &O) {
-  StrideRe = optRegex(O, "StridePattern");
   HasSafe = !opt(O, "SafeHelpers").empty(); // an empty pattern would match every name
   SafeRe = optRegex(O, "SafeHelpers");
-  IndexRe = optRegex(O, "IndexPattern");
   TableRe = optRegex(O, "TableBasePattern");
-  LaunchTier = optBool(O, "LaunchIndexTier");
-  MinConstantStride = optInt(O, "MinConstantStride");
   DependentLoadBits = optInt(O, "DependentLoadBits");
-}
-
-bool NarrowedIndexOverflow::strideName(const std::string &Name) const {
-  if (Name.empty())
-    return false;
-  bool Caps = true, Letter = false;
-  for (char C : Name) {
-    if (std::islower(static_cast<unsigned char>(C)))
-      Caps = false;
-    Letter |= std::isalpha(static_cast<unsigned char>(C)) != 0;
-  }
-  if (Caps && Letter)
-    return true;
-  // kPageStride style constants.
-  if (Name.size() > 1 && Name[0] == 'k' && std::isupper(static_cast<unsigned char>(Name[1])))
-    return true;
-  return std::regex_search(Name, StrideRe);
-}
-
-bool NarrowedIndexOverflow::isIndex(const Fact &F) const {
-  if (F.M == Mag::Launch)
-    return LaunchTier;
-  if (F.M != Mag::Unbounded)
-    return false;
-  switch (F.O) {
-  case Origin::Loaded:
-  case Origin::Narrowed:
-    return true;
-  case Origin::Param:
-    return !strideName(F.Name) && std::regex_search(F.Name, IndexRe);
-  default:
-    return false;
-  }
-}
-
-bool NarrowedIndexOverflow::isStride(const Fact &F) const {
-  if (F.I && F.I->Lo == F.I->Hi)
-    return (F.I->Lo < 0 ? -F.I->Lo : F.I->Lo) >= MinConstantStride;
-  if (F.M == Mag::Small && F.O == Origin::None)
-    return false; // threadIdx, tl.arange, x % C: bounded, not a stride
-  if (F.M == Mag::Launch && !LaunchTier)
-    return false; // blockIdx.x * max_blocks: a launch product, its own tier
-  return true;
-}
-
-static bool fits(const Fact &A, const Fact &B, const IntTy &T) {
-  if (!A.I || !B.I || !T.known())
-    return false;
-  __int128 C[4] = {__int128(A.I->Lo) * B.I->Lo, __int128(A.I->Lo) * B.I->Hi,
-                   __int128(A.I->Hi) * B.I->Lo, __int128(A.I->Hi) * B.I->Hi};
-  __int128 Lo = C[0], Hi = C[0];
-  for (__int128 X : C) {
-    Lo = X < Lo ? X : Lo;
-    Hi = X > Hi ? X : Hi;
-  }
-  __int128 Max = T.Signed ? (__int128(1) << (T.Bits - 1)) - 1 : (__int128(1) << T.Bits) - 1;
-  __int128 Min = T.Signed ? -(__int128(1) << (T.Bits - 1)) : 0;
-  return Lo >= Min && Hi <= Max;
+  Latent = optLatent(O);
+  Env.configure([&](const std::string &K) { return opt(O, K.c_str()); });
 }
 
 static std::string quote(const Node *N) {
@@ -113,13 +43,34 @@ static std::string quote(const Node *N) {
   return "'" + T + "'";
 }
 
+static __int128 typeMax(const IntTy &T) {
+  return T.Signed ? (__int128(1) << (T.Bits - 1)) - 1 : (__int128(1) << T.Bits) - 1;
+}
+
+static bool wraps(const Bound &B, const IntTy &T) {
+  __int128 Min = T.Signed ? -(__int128(1) << (T.Bits - 1)) : 0;
+  return B.Hi > typeMax(T) || (T.Signed && B.Lo < Min);
+}
+
+/// 'x' <= 4,194,303 (why), or 'x' = 74,880 for a known value.
+static std::string describe(const Node *N, const Bound &B) {
+  if (B.Lo == B.Hi)
+    return quote(N) + " = " + withCommas(B.Hi);
+  std::string S = quote(N) + " <= " + (B.Hi >= Bounds::Inf ? "any value" : withCommas(B.Hi));
+  if (!B.Why.empty())
+    S += " (" + B.Why + ")";
+  return S;
+}
+
 struct NarrowedIndexOverflow::Walk {
   const NarrowedIndexOverflow &R;
   const Function &F;
   std::vector<Finding> &Out;
-  Magnitudes M;
+  Bounds In;     ///< inside the envelope
+  Bounds Beyond; ///< beyond it (the latent level)
   std::set<std::pair<const Node *, bool>> Seen;
   std::set<const Node *> SeenAddr;
+  std::vector<const Node *> VarPath; ///< locals between the address and here
 
   bool safeCall(const Node *N) const {
     return N->K == Kind::Call && R.HasSafe && std::regex_search(N->Name, R.SafeRe);
@@ -163,7 +114,9 @@ struct NarrowedIndexOverflow::Walk {
       // A reported product's index factor stays suppressed through its
       // variables: in 'start = blk * BLOCK; p + start * stride' the report
       // is the outer product, and its fix-it widens the chain at 'blk'.
+      VarPath.push_back(N);
       offset(N->op(0), Suppressed);
+      VarPath.pop_back();
       return;
     case Kind::Call:
       if (!safeCall(N))
@@ -188,11 +141,11 @@ struct NarrowedIndexOverflow::Walk {
       return;
     case Kind::Mul:
     case Kind::Shl: {
-      const Node *Index = nullptr, *Stride = nullptr;
-      if (!Suppressed && qualifies(N, Index, Stride)) {
-        report(N, Index);
-        offset(Index, true);
-        offset(Stride, true);
+      bool AtLatent = false;
+      if (!Suppressed && qualifies(N, AtLatent)) {
+        report(N, AtLatent);
+        offset(N->op(0), true);
+        offset(N->op(1), true);
         return;
       }
       for (const Node *O : N->Ops)
@@ -225,22 +178,27 @@ struct NarrowedIndexOverflow::Walk {
       }
       if (N->K != Kind::Mul || N->Ty.narrow() || !N->Ty.known())
         continue;
-      for (int I = 0; I < 2; ++I) {
-        const Fact &FI = M.of(N->op(I));
-        if (!R.isIndex(FI) || !R.isStride(M.of(N->op(1 - I))))
+      const Bound &B = In.of(N);
+      IntTy To = Cast->Ty;
+      bool AtLatent = false;
+      if (!wraps(B, To)) {
+        if (!R.Latent || !wraps(Beyond.of(N), To))
           continue;
-        Finding Fd;
-        Fd.Code = R.code();
-        Fd.Check = R.check();
-        Fd.Range = Cast->Range;
-        Fd.Message = std::to_string(From->Ty.Bits) + "-bit offset " + quote(From) +
-                     " is narrowed to " + std::to_string(Cast->Ty.Bits) +
-                     " bits before it is used as a memory offset and wraps past " +
-                     (Cast->Ty.Signed ? "2^31" : "2^32") +
-                     "; keep the offset in a 64-bit type (int64_t)";
-        Out.push_back(std::move(Fd));
-        return true;
+        AtLatent = true;
       }
+      Finding Fd;
+      Fd.Code = R.code();
+      Fd.Check = R.check();
+      Fd.Range = Cast->Range;
+      Fd.Message = std::to_string(From->Ty.Bits) + "-bit offset " + quote(From) +
+                   " is narrowed to " + std::to_string(Cast->Ty.Bits) +
+                   " bits before it is used as a memory offset and wraps past " +
+                   (Cast->Ty.Signed ? "2^31" : "2^32") +
+                   (AtLatent ? " only beyond the deployment envelope" : "") + ": " +
+                   describe(N, AtLatent ? Beyond.of(N) : B) +
+                   "; keep the offset in a 64-bit type (int64_t)";
+      Out.push_back(std::move(Fd));
+      return true;
     }
     return false;
   }
@@ -277,77 +235,103 @@ struct NarrowedIndexOverflow::Walk {
     }
   }
 
-  bool qualifies(const Node *N, const Node *&Index, const Node *&Stride) {
-    if (isRoundDown(N))
+  /// A product evaluated in at most 32 bits whose bound leaves its type:
+  /// inside the envelope, or (AtLatent) only beyond it.
+  bool qualifies(const Node *N, bool &AtLatent) {
+    if (isRoundDown(N) || !N->op(0) || !N->op(1))
       return false;
     IntTy Ty = N->Ty.known() ? N->Ty : effective(N);
     if (!Ty.narrow())
       return false;
-    const Node *A = N->op(0), *B = N->op(1);
-    if (!A || !B)
-      return false;
-    const Fact &FA = M.of(A);
-    Fact FB = M.of(B);
-    if (N->K == Kind::Shl) { // x << c is x * 2^c
-      if (FB.I && FB.I->Lo == FB.I->Hi) {
-        if (FB.I->Lo < 0 || FB.I->Lo > 62)
-          return false;
-        int64_t P = int64_t(1) << FB.I->Lo;
-        FB.I = Interval{P, P};
-      } else {
-        FB.I.reset();
-      }
-    }
-    if (fits(FA, FB, Ty))
-      return false;
-    if (R.isIndex(FA) && R.isStride(FB)) {
-      Index = A, Stride = B;
+    if (wraps(In.of(N), Ty)) {
+      AtLatent = false;
       return true;
     }
-    if (N->K == Kind::Mul && R.isIndex(FB) && R.isStride(FA)) {
-      Index = B, Stride = A;
+    if (R.Latent && wraps(Beyond.of(N), Ty)) {
+      AtLatent = true;
       return true;
     }
     return false;
   }
 
-  void report(const Node *N, const Node *Index) {
+  /// The factor a widening cast goes on: the leftmost leaf of the chain that
+  /// is not a literal (2 * a * b widens at a; 2 * a is then 64-bit too).
+  static const Node *widenAt(const Node *N) {
+    std::vector<const Node *> Leaves;
+    std::function<void(const Node *)> Walk = [&](const Node *X) {
+      if (X && (X->K == Kind::Mul || X->K == Kind::Shl) && X->op(0) && Leaves.size() < 16) {
+        Walk(X->op(0));
+        if (X->K == Kind::Mul)
+          Leaves.push_back(X->op(1));
+        return;
+      }
+      Leaves.push_back(X);
+    };
+    Walk(N);
+    for (const Node *L : Leaves)
+      if (L && L->K != Kind::Const)
+        return L;
+    return leftmostFactor(N);
+  }
+
+  void report(const Node *N, bool AtLatent) {
     IntTy Ty = N->Ty.known() ? N->Ty : effective(N);
-    const Node *Leaf = leftmostFactor(Index);
-    const Fact &FI = M.of(Index);
-    // Name the leaf when it is the index itself (page in page * a * b);
-    // otherwise the whole index factor (4 * page).
-    const Node *Named = R.isIndex(M.of(Leaf)) ? Leaf : Index;
+    Bounds &B = AtLatent ? Beyond : In;
+    const Node *A = N->op(0), *C = N->op(1);
+    const Bound &BA = B.of(A), &BC = B.of(C);
     Finding Fd;
     Fd.Code = R.code();
     Fd.Check = R.check();
     Fd.Range = N->Range;
-    std::string Why;
-    switch (FI.O) {
-    case kvlint::Origin::Loaded: Why = "is loaded from memory"; break;
-    case kvlint::Origin::Narrowed: Why = "is narrowed to 32 bits"; break;
-    case kvlint::Origin::Param: Why = "is a 32-bit parameter"; break;
-    case kvlint::Origin::Launch: Why = "is a launch index"; break;
-    default: Why = "is not bounded"; break;
+    std::string Sizes = describe(A, BA) + (N->K == Kind::Shl ? " shifted by " : " times ") +
+                        describe(C, BC);
+    // Where one factor is known, the first value of the other that wraps.
+    const Bound *Known = BC.Lo == BC.Hi ? &BC : BA.Lo == BA.Hi ? &BA : nullptr;
+    const Node *Other = Known == &BC ? A : C;
+    if (Known && Known->Hi > 0 && N->K == Kind::Mul && B.of(Other).Lo != B.of(Other).Hi) {
+      __int128 First = typeMax(Ty) / Known->Hi + 1;
+      Sizes += "; it wraps once " + quote(Other) + " >= " + withCommas(int64_t(First));
     }
+    const Node *Leaf = widenAt(N);
     Fd.Message = std::to_string(Ty.Bits) + "-bit " + (Ty.Signed ? "signed" : "unsigned") +
                  " product " + quote(N) + " is used as a memory offset and wraps past " +
-                 (Ty.Signed ? "2^31" : "2^32") + ": index " + quote(Named) + " " + Why +
-                 "; widen it to 64 bits before it multiplies";
+                 (Ty.Signed ? "2^31" : "2^32") +
+                 (AtLatent ? " only beyond the deployment envelope" : "") + ": " + Sizes +
+                 "; widen " + quote(Leaf) + " to 64 bits before it multiplies";
     if (!widenFix(F.Lang, Leaf, Fd.Fixes))
       Fd.Notes.push_back({Leaf->Range, "the index is spelled inside a macro; widen it there"});
+    else
+      widenLocals(Fd);
     Out.push_back(std::move(Fd));
+  }
+
+  /// A 32-bit local between the product and the address would cut the
+  /// widened product back: the fix widens its declared type too.
+  void widenLocals(Finding &Fd) {
+    for (const Node *V : VarPath) {
+      const SrcRange &D = V->DeclType;
+      if (!D.valid() || D.InMacro || D.End.Offset <= D.Begin.Offset || !V->Ty.narrow() ||
+          F.Lang == Language::Triton)
+        continue;
+      FixIt X;
+      X.Begin = D.Begin;
+      X.Length = D.End.Offset - D.Begin.Offset;
+      X.Text = V->Ty.Signed ? "int64_t" : "uint64_t";
+      Fd.Fixes.push_back(X);
+    }
   }
 };
 
 void NarrowedIndexOverflow::run(const Function &F, std::vector<Finding> &Out) const {
   if (HasSafe && std::regex_search(F.Name, SafeRe))
     return;
-  Walk W{*this, F, Out, {}, {}, {}};
+  Walk W{*this, F, Out, Bounds(F, Env, false), Bounds(F, Env, true), {}, {}, {}};
   for (const Access &A : F.Accesses) {
     const Node *Base = addressBase(A.Addr);
     if (Base && !Base->Name.empty() && std::regex_search(Base->Name, TableRe))
       continue;
+    W.In.at(A);
+    W.Beyond.at(A);
     W.addr(A.Addr);
   }
 }

@@ -3,6 +3,8 @@
 #define KVLINT_RULES_KV001_H
 
 #include "kvlint/Analysis.h"
+#include "kvlint/Bounds.h"
+#include "kvlint/Envelope.h"
 #include "kvlint/Rule.h"
 
 #include <regex>
@@ -10,8 +12,9 @@
 
 namespace kvlint {
 
-/// KV001 kvlint-narrowed-index-overflow: a 32-bit index multiplied by a
-/// stride in 32-bit arithmetic, the product used as a memory offset.
+/// KV001 kvlint-narrowed-index-overflow: a product evaluated in 32 bits,
+/// used as a memory offset, whose bound reaches 2^31 (2^32 unsigned) inside
+/// the deployment envelope (or, at the latent level, beyond it).
 /// docs/rules/KV001.md.
 class NarrowedIndexOverflow : public Rule {
 public:
@@ -26,15 +29,12 @@ public:
 
 private:
   struct Walk;
-  bool isIndex(const Fact &F) const;
-  bool isStride(const Fact &F) const;
-  bool strideName(const std::string &Name) const;
 
-  std::regex StrideRe, IndexRe, TableRe, SafeRe;
+  std::regex TableRe, SafeRe;
   bool HasSafe = false;
-  bool LaunchTier = false;
-  int64_t MinConstantStride = 2;
+  bool Latent = false;
   int64_t DependentLoadBits = 32;
+  Envelope Env;
 };
 
 } // namespace kvlint

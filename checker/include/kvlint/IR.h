@@ -131,6 +131,7 @@ struct Node {
   bool Explicit = false; ///< Cast: written in the source (not implicit)
   IntTy ElemTy;        ///< Load: element type of the memory read
   ValueHint Hint;      ///< facts from outside the body (launch sites, grids)
+  SrcRange DeclType;   ///< Var: the declared type of the local, as spelled
 
   const Node *op(unsigned I) const { return I < Ops.size() ? Ops[I] : nullptr; }
 };

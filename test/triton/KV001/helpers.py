@@ -7,13 +7,13 @@ import triton.language as tl
 
 @triton.jit
 def _page_offset(page, stride):
-    # CHECK: helpers.py:[[@LINE+1]]:12: warning: {{.*}}'page * stride'{{.*}}index 'page' is loaded from memory{{.*}}[kvlint-narrowed-index-overflow]
+    # CHECK: helpers.py:[[@LINE+1]]:12: warning: 32-bit signed product 'page * stride' is used as a memory offset and wraps past 2^31: 'page' <= 4,194,303 ('page' is named like it: Envelope.KvPages = 4,194,303) times 'stride' <= 16,384 ('stride_page' is named like it: Envelope.Stride = 16,384); widen 'page' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
     return page * stride
 
 
 @triton.jit
 def _store_row(cache_ptr, row, stride_row, val):
-    # CHECK: helpers.py:[[@LINE+1]]:26: warning: {{.*}}'row * stride_row'{{.*}}[kvlint-narrowed-index-overflow]
+    # CHECK: helpers.py:[[@LINE+1]]:26: warning: 32-bit signed product 'row * stride_row' is used as a memory offset and wraps past 2^31: 'row' <= 4,194,303 ('block_table_ptr' is an entry of a table named like it: Envelope.KvPages = 4,194,303) times 'stride_row' <= 16,384 ('stride_row' is named like it: Envelope.Stride = 16,384); widen 'row' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
     tl.store(cache_ptr + row * stride_row, val)
 
 
@@ -34,17 +34,18 @@ def helper_returns_product(cache_ptr, table_ptr, stride_page):
     tl.store(cache_ptr + _page_offset(page, stride_page), 0)
 
 
-# Positive: a helper does the store; the index comes from the caller's load.
+# Positive: a helper does the store; the index is a page the caller loads
+# from its block table.
 @triton.jit
-def helper_stores(cache_ptr, table_ptr, stride_row):
-    row = tl.load(table_ptr + tl.program_id(0))
+def helper_stores(cache_ptr, block_table_ptr, stride_row):
+    row = tl.load(block_table_ptr + tl.program_id(0))
     _store_row(cache_ptr, row, stride_row, 1)
 
 
 # Negative: the same helper called with a widened index.
 @triton.jit
-def helper_stores_widened(cache_ptr, table_ptr, stride_row):
-    row = tl.load(table_ptr + tl.program_id(0)).to(tl.int64)
+def helper_stores_widened(cache_ptr, block_table_ptr, stride_row):
+    row = tl.load(block_table_ptr + tl.program_id(0)).to(tl.int64)
     _store_row(cache_ptr, row, stride_row, 1)
 
 

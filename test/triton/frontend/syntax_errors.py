@@ -12,8 +12,8 @@ def broken(cache_ptr, table_ptr, STRIDE: tl.constexpr):
     # FIXME: a line with a syntax error is skipped whole, so the product on it
     # is not reported (only the lines around it are analysed).
     tl.store(cache_ptr + page * STRIDE, x +)
-    # CHECK-DAG: syntax_errors.py:[[@LINE+1]]:26: warning: {{.*}}'page * 7'{{.*}}[kvlint-narrowed-index-overflow]
-    tl.store(cache_ptr + page * 7, 0)
+    # CHECK-DAG: syntax_errors.py:[[@LINE+1]]:26: warning: {{.*}}'page * 74880'{{.*}}[kvlint-narrowed-index-overflow]
+    tl.store(cache_ptr + page * 74880, 0)
 
 
 @triton.jit

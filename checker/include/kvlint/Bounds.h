@@ -1,0 +1,77 @@
+//===- Bounds.h - value bounds under the deployment envelope ----*- C++ -*-===//
+//
+// An interval for every integer value of a function, from facts first and
+// names last:
+//
+//   1. facts: constants; hardware ranges (threadIdx, lanes, tl.arange);
+//      narrow types; / % & >> min max; the hints frontends record (constants
+//      every launch site passes, the grid a launcher shows); the guards and
+//      masks that hold where an access executes (i < n bounds i by n);
+//   2. names: a value, the table it was loaded from, or the quantity its grid
+//      spans, named like an envelope dimension (Envelope.h);
+//   3. defaults: the envelope's Loaded / Grid / Constexpr / Unknown bounds.
+//
+// Computed once per function (per guard context) and read by every rule.
+// Two levels: the envelope itself, and `Beyond` (every dimension scaled by
+// Envelope.LatentScale) for the latent level.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KVLINT_BOUNDS_H
+#define KVLINT_BOUNDS_H
+
+#include "kvlint/Envelope.h"
+#include "kvlint/IR.h"
+
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace kvlint {
+
+struct Bound {
+  int64_t Lo = 0, Hi = 0; ///< closed; saturated at +-2^62
+  bool Exact = true;      ///< no envelope assumption was needed (facts only)
+  std::string Why;        ///< for a leaf: where its bound comes from
+  const Dimension *Dim = nullptr; ///< the envelope dimension it was bounded by
+};
+
+class Bounds {
+public:
+  Bounds(const Function &F, const Envelope &E, bool Beyond) : F(F), E(E), Beyond(Beyond) {}
+
+  /// The bound of N where the given guards (and Triton mask) hold.
+  const Bound &of(const Node *N);
+
+  /// Sets the guard context: the guards and mask of the access being looked
+  /// at. Bounds computed under another context are forgotten.
+  void at(const Access &A);
+
+  static constexpr int64_t Inf = int64_t(1) << 62;
+
+private:
+  Bound compute(const Node *N);
+  Bound leafByName(const Node *N, const std::string &Name, const char *Fallback);
+  Bound dim(const Dimension &D, const std::string &Name, const char *How);
+  void refine(const Node *N, Bound &B);
+  void collectAtoms(const Node *C, bool Positive);
+
+  struct Atom {
+    const Node *L, *R; ///< L < R (Strict) or L <= R
+    bool Strict;
+  };
+
+  const Function &F;
+  const Envelope &E;
+  bool Beyond;
+  std::unordered_map<const Node *, Bound> Memo;
+  std::vector<Atom> Atoms;
+  unsigned RefineDepth = 0;
+  std::vector<std::pair<const Node *, bool>> Context; ///< guards (negated?) and mask
+};
+
+/// The range of an integer type (full width); Inf-saturated.
+Bound typeBound(const IntTy &T);
+
+} // namespace kvlint
+
+#endif

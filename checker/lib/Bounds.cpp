@@ -1,0 +1,533 @@
+//===- Bounds.cpp - value bounds under the deployment envelope --------------===//
+#include "kvlint/Bounds.h"
+
+#include "kvlint/Analysis.h"
+
+#include <algorithm>
+#include <cctype>
+#include <regex>
+
+namespace kvlint {
+
+namespace {
+
+using I128 = __int128;
+constexpr int64_t Inf = Bounds::Inf;
+
+int64_t sat(I128 V) { return V > Inf ? Inf : V < -Inf ? -Inf : int64_t(V); }
+
+Bound exact(int64_t Lo, int64_t Hi) {
+  Bound B;
+  B.Lo = Lo;
+  B.Hi = Hi;
+  return B;
+}
+
+// Joins the assumptions of two operands into a result.
+Bound derived(const Bound &A, const Bound &B, int64_t Lo, int64_t Hi) {
+  Bound R;
+  R.Lo = Lo;
+  R.Hi = Hi;
+  R.Exact = A.Exact && B.Exact;
+  // The explanation of the operand that needed an assumption (the larger
+  // one when both did): a message names where a bound came from.
+  const Bound *W = !A.Exact && (B.Exact || A.Hi >= B.Hi) ? &A : !B.Exact ? &B : nullptr;
+  if (W)
+    R.Why = W->Why;
+  return R;
+}
+
+
+const Node *strip(const Node *N) {
+  for (unsigned I = 0; N && I < 64; ++I) {
+    if (N->K == Kind::Var && N->op(0))
+      N = N->op(0);
+    else if (N->K == Kind::Cast && !N->Ty.Pointer && N->op(0) &&
+             (!N->op(0)->Ty.known() || !N->Ty.known() || N->Ty.Bits >= N->op(0)->Ty.Bits))
+      N = N->op(0); // widening casts keep the value
+    else
+      break;
+  }
+  return N;
+}
+
+// The same value, without following operands: guards compare the very node
+// (a local's uses strip to its assigned value), a parameter, a member or a
+// launch variable by name, or a constant. The IR has cycles (loop Phis), so
+// nothing here recurses.
+bool same(const Node *A, const Node *B) {
+  A = strip(A);
+  B = strip(B);
+  if (!A || !B)
+    return false;
+  if (A == B)
+    return true;
+  if (A->K != B->K)
+    return false;
+  switch (A->K) {
+  case Kind::Const:
+    return A->Value == B->Value;
+  case Kind::Param: case Kind::Symbolic: case Kind::LaunchIdx: case Kind::ThreadIdx:
+  case Kind::LaunchDim:
+    return !A->Name.empty() && A->Name == B->Name;
+  default:
+    return false;
+  }
+}
+
+bool mentionsAny(const Node *Hay, const Node *Needle) {
+  std::vector<const Node *> Stack = {Hay}, Seen;
+  while (!Stack.empty() && Seen.size() < 256) {
+    const Node *X = Stack.back();
+    Stack.pop_back();
+    if (!X || std::find(Seen.begin(), Seen.end(), X) != Seen.end())
+      continue;
+    Seen.push_back(X);
+    if (same(X, Needle))
+      return true;
+    for (const Node *O : X->Ops)
+      Stack.push_back(O);
+  }
+  return false;
+}
+
+std::string shortName(const Node *N) {
+  if (!N->Name.empty())
+    return N->Name;
+  return N->Text;
+}
+
+} // namespace
+
+Bound typeBound(const IntTy &T) {
+  if (T.Bool)
+    return exact(0, 1);
+  if (!T.known() || T.Pointer || T.Bits >= 63)
+    return exact(T.Signed || !T.known() ? -Inf : 0, Inf);
+  if (T.Signed)
+    return exact(-(int64_t(1) << (T.Bits - 1)), (int64_t(1) << (T.Bits - 1)) - 1);
+  return exact(0, (int64_t(1) << T.Bits) - 1);
+}
+
+void Bounds::collectAtoms(const Node *C, bool Positive) {
+  C = strip(C);
+  if (!C)
+    return;
+  switch (C->K) {
+  case Kind::LNot:
+    collectAtoms(C->op(0), !Positive);
+    return;
+  case Kind::LAnd:
+  case Kind::And: // Triton masks combine with &
+    if (Positive && (C->K == Kind::LAnd || C->Ty.Bool)) {
+      collectAtoms(C->op(0), true);
+      collectAtoms(C->op(1), true);
+    }
+    return;
+  case Kind::LOr:
+    if (!Positive) { // !(a || b): !a and !b
+      collectAtoms(C->op(0), false);
+      collectAtoms(C->op(1), false);
+    }
+    return;
+  case Kind::Lt: case Kind::Le: case Kind::Gt: case Kind::Ge: {
+    const Node *L = C->op(0), *R = C->op(1);
+    bool Less = C->K == Kind::Lt || C->K == Kind::Le;
+    bool Strict = C->K == Kind::Lt || C->K == Kind::Gt;
+    if (!Positive) { // !(a < b) is b <= a
+      std::swap(L, R);
+      Strict = !Strict;
+    }
+    if (!Less)
+      std::swap(L, R); // a > b is b < a
+    Atoms.push_back({L, R, Strict});
+    return;
+  }
+  default:
+    return;
+  }
+}
+
+void Bounds::at(const Access &A) {
+  std::vector<std::pair<const Node *, bool>> Ctx;
+  for (const Guard &G : A.Guards)
+    Ctx.push_back({G.Cond, G.Negated});
+  Ctx.push_back({A.Mask, false});
+  if (Ctx == Context)
+    return;
+  Context = Ctx;
+  Memo.clear();
+  Atoms.clear();
+  for (const Guard &G : A.Guards)
+    collectAtoms(G.Cond, !G.Negated);
+  if (A.Mask)
+    collectAtoms(A.Mask, true);
+}
+
+// Guards that compare N with something: i < n bounds i by n - 1.
+void Bounds::refine(const Node *N, Bound &B) {
+  // A bound's bound's bound: guards that chain (i < n, n <= m) are followed
+  // a few steps, never around a cycle of comparisons.
+  if (Atoms.empty() || N->K == Kind::Const || RefineDepth >= 4)
+    return;
+  struct Depth {
+    unsigned &D;
+    Depth(unsigned &D) : D(++D) {}
+    ~Depth() { --D; }
+  } Guard(RefineDepth);
+  for (const Atom &A : Atoms) {
+    if (same(A.L, N) && !mentionsAny(A.R, N)) {
+      const Bound &R = of(A.R);
+      int64_t Hi = R.Hi == Inf ? Inf : R.Hi - (A.Strict ? 1 : 0);
+      if (Hi < B.Hi) {
+        B.Hi = Hi;
+        B.Exact = R.Exact;
+        B.Why = R.Exact ? "a guard: " + A.R->Text : R.Why;
+      }
+    } else if (same(A.R, N) && !mentionsAny(A.L, N)) {
+      const Bound &L = of(A.L);
+      int64_t Lo = L.Lo == -Inf ? -Inf : L.Lo + (A.Strict ? 1 : 0);
+      B.Lo = std::max(B.Lo, Lo);
+    }
+  }
+  if (B.Lo > B.Hi)
+    B.Lo = B.Hi; // contradictory guards: dead code; keep an interval
+}
+
+const Bound &Bounds::of(const Node *N) {
+  static const Bound Nothing = exact(-Inf, Inf);
+  if (!N)
+    return Nothing;
+  auto It = Memo.find(N);
+  if (It != Memo.end())
+    return It->second;
+  // A loop-carried value reaches itself: it is what the guards make it, or
+  // what nothing bounds.
+  {
+    Bound Top = dim(*E.byKey("Unknown"), shortName(N), "loop-carried");
+    refine(N, Top);
+    Memo.emplace(N, Top);
+  }
+  Bound B = compute(N);
+  refine(N, B);
+  if (N->Ty.known() && !N->Ty.Signed && !N->Ty.Pointer && B.Lo < 0)
+    B.Lo = 0; // an unsigned value is never negative
+  return Memo[N] = B;
+}
+
+Bound Bounds::dim(const Dimension &D, const std::string &Name, const char *How) {
+  Bound B;
+  B.Lo = 0;
+  B.Hi = E.bound(D, Beyond);
+  // An index into an index space (a token, a page, a request) is below its
+  // size; a count of it (num_tokens, seq_len, total) may equal it.
+  static const std::regex Count("^(num|n|total|max|cnt)_?|(len|count|size|num|total)s?$",
+                                std::regex::icase);
+  if (!E.isSize(D) && !std::regex_search(leafName(Name), Count))
+    B.Hi -= 1;
+  B.Exact = false;
+  B.Why = "'" + Name + "' " + How + ": Envelope." + D.Key + " = " + withCommas(B.Hi);
+  B.Dim = &D;
+  return B;
+}
+
+// A leaf no fact bounds: by its name, else by the default dimension.
+Bound Bounds::leafByName(const Node *N, const std::string &Given, const char *Fallback) {
+  // Without a name, a plain identifier's text is its name (a member the
+  // frontend could not resolve in a template).
+  std::string Name = Given;
+  if (Name.empty() && !N->Text.empty() &&
+      std::all_of(N->Text.begin(), N->Text.end(), [](char C) {
+        return std::isalnum(static_cast<unsigned char>(C)) || C == '_' || C == '.' ||
+               C == '-' || C == '>';
+      }))
+    Name = N->Text;
+  if (const Dimension *D = E.byName(Name))
+    return dim(*D, Name, "is named like it");
+  return dim(*E.byKey(Fallback), Name.empty() ? N->Text : Name, "is bounded by no fact");
+}
+
+Bound Bounds::compute(const Node *N) {
+  Bound TB = typeBound(N->Ty);
+  // Narrow values (8/16-bit, booleans) are bounded by their type.
+  if (N->Ty.known() && !N->Ty.Pointer && N->Ty.Bits <= 16 && N->K != Kind::Const)
+    return TB;
+
+  const Node *H = N;
+  if (H->Hint.HasRange) {
+    Bound B = exact(H->Hint.Lo, H->Hint.Hi);
+    B.Why = H->Hint.Source;
+    return B;
+  }
+
+  auto A = [&]() -> const Bound & { return of(N->op(0)); };
+  auto Bv = [&]() -> const Bound & { return of(N->op(1)); };
+
+  switch (N->K) {
+  case Kind::Const:
+    return exact(N->Value, N->Value);
+  case Kind::Symbolic: {
+    // A compile-time constant is a size (a tile, a head dim, a token count),
+    // never a page or slot id.
+    const Dimension *D = E.byName(N->Name);
+    if (D && D->Key != "KvPages" && D->Key != "KvSlots")
+      return dim(*D, N->Name, "is named like it");
+    return dim(*E.byKey("Constexpr"), N->Name, "is a compile-time constant of unknown value");
+  }
+  case Kind::Param:
+    return leafByName(N, N->Name, "Unknown");
+  case Kind::Call:
+    if (N->op(0)) // an inlined helper: its value
+      return of(N->op(0));
+    return leafByName(N, N->Name, "Unknown");
+  case Kind::Unknown:
+    return leafByName(N, N->Name, "Unknown");
+  case Kind::LaunchIdx: {
+    if (!N->Hint.BoundBy.empty()) {
+      Bound B = leafByName(N, N->Hint.BoundBy, "Grid");
+      int64_t D = std::max<int64_t>(1, N->Hint.BoundDiv);
+      B.Hi = std::max<int64_t>(0, (B.Hi + D - 1) / D - 1);
+      B.Why = "the grid spans " + N->Hint.BoundBy + (D > 1 ? " / " + std::to_string(D) : "") +
+              " (" + B.Why + ")";
+      return B;
+    }
+    return dim(*E.byKey("Grid"), N->Name, "spans a grid the launcher does not show");
+  }
+  case Kind::LaunchDim:
+    if (N->Value == 1) { // gridDim / num_programs
+      Bound B = dim(*E.byKey("Grid"), N->Name, "is a grid size");
+      B.Lo = 1;
+      return B;
+    }
+    return exact(1, 1024);
+  case Kind::ThreadIdx:
+    return exact(0, 1023);
+  case Kind::Range:
+    if (N->Value > N->Value2)
+      return exact(N->Value2, N->Value - 1);
+    return exact(0, 0);
+  case Kind::Load: {
+    if (N->ElemTy.known() && N->ElemTy.Bits <= 16)
+      return typeBound(N->ElemTy);
+    // An entry of a table: bounded by what the table indexes (a block
+    // table holds pages, a slot mapping slots, cu_seqlens tokens).
+    std::string Table = N->Name;
+    if (const Dimension *D = E.byName(Table)) {
+      Bound B = dim(*D, Table, "is an entry of a table named like it");
+      B.Lo = -1;
+      return B;
+    }
+    Bound B = dim(*E.byKey("Loaded"), Table.empty() ? N->Text : Table,
+                  "is loaded from a table no name explains");
+    B.Lo = -1; // a table entry is an index or the pad value
+    return B;
+  }
+  case Kind::Var: {
+    if (!N->op(0))
+      return leafByName(N, N->Name, "Unknown");
+    Bound B = of(N->op(0));
+    // A local's name speaks only where its value had no better source than
+    // a default (`page = tl.load(table + i)`: the engineer named it).
+    static const char *Defaults[] = {"Loaded", "Unknown", "Constexpr", "Grid"};
+    bool FromDefault = !B.Exact && B.Dim &&
+                       std::any_of(std::begin(Defaults), std::end(Defaults),
+                                   [&](const char *K) { return B.Dim->Key == K; });
+    if (FromDefault)
+      if (const Dimension *D = E.byName(N->Name)) {
+        Bound Named = dim(*D, N->Name, "is named like it");
+        Named.Lo = B.Lo;
+        return Named;
+      }
+    return B;
+  }
+  case Kind::Cast: {
+    Bound B = of(N->op(0));
+    const Node *From = N->op(0);
+    if (N->Ty.known() && !N->Ty.Pointer && From && From->Ty.known() &&
+        N->Ty.Bits < From->Ty.Bits && (B.Lo < TB.Lo || B.Hi > TB.Hi)) {
+      // A narrowing that can cut the value: anything of the new type.
+      Bound R = TB;
+      R.Exact = false;
+      R.Why = B.Why;
+      return R;
+    }
+    if (N->Ty.known() && !N->Ty.Signed && B.Lo < 0) { // to unsigned
+      Bound R = TB;
+      R.Exact = B.Exact;
+      R.Why = B.Why;
+      return R;
+    }
+    return B;
+  }
+  case Kind::Add: {
+    Bound R = derived(A(), Bv(), sat(I128(A().Lo) + Bv().Lo), sat(I128(A().Hi) + Bv().Hi));
+    // page * bs + off (off < bs) is still a slot.
+    if (A().Dim && A().Dim->Key == std::string("KvSlots") && Bv().Exact)
+      R.Dim = A().Dim;
+    return R;
+  }
+  case Kind::Sub:
+    return derived(A(), Bv(), sat(I128(A().Lo) - Bv().Hi), sat(I128(A().Hi) - Bv().Lo));
+  case Kind::Mul: {
+    const Bound &X = A(), &Y = Bv();
+    I128 C[4] = {I128(X.Lo) * Y.Lo, I128(X.Lo) * Y.Hi, I128(X.Hi) * Y.Lo, I128(X.Hi) * Y.Hi};
+    Bound R = derived(X, Y, sat(*std::min_element(C, C + 4)), sat(*std::max_element(C, C + 4)));
+    // A page times the page size is a slot: the pool bounds it, not the
+    // product of the two bounds (a pool of 4M one-token pages has no page of
+    // 1,024 tokens).
+    auto Is = [](const Bound &B, const char *K) { return B.Dim && B.Dim->Key == K; };
+    // (x / y) * y is at most x, also when x / y is picked by a ?: whose
+    // other arm is a constant (h = heads == 1 ? 0 : i / upr; h * upr).
+    for (int I = 0; I < 2; ++I) {
+      const Node *Q = strip(N->op(I)), *D = N->op(1 - I);
+      std::vector<const Node *> Arms;
+      bool Sel = Q && Q->K == Kind::Select;
+      if (Sel)
+        Arms = {strip(Q->op(1)), strip(Q->op(2))};
+      else
+        Arms = {Q};
+      const Bound &DB = of(D);
+      int64_t Hi = 0;
+      bool All = !Arms.empty();
+      for (const Node *Arm : Arms) {
+        if (Sel && Arm && Arm->K == Kind::Const && Arm->Value >= 0) {
+          Hi = std::max(Hi, sat(I128(Arm->Value) * DB.Hi));
+          continue;
+        }
+        if (!Arm || Arm->K != Kind::Div || !same(Arm->op(1), D) || X.Lo < 0 || Y.Lo < 0) {
+          All = false;
+          break;
+        }
+        Hi = std::max(Hi, of(Arm->op(0)).Hi);
+      }
+      if (All && Hi < R.Hi) {
+        R.Hi = Hi;
+        R.Exact = of(N->op(I)).Exact;
+      }
+    }
+    // Likewise all heads of a token: heads times head dim is at most the
+    // hidden size (the envelope's largest heads and largest head dim never
+    // come in one model).
+    if ((Is(X, "Heads") && Is(Y, "HeadDim")) || (Is(X, "HeadDim") && Is(Y, "Heads"))) {
+      const Dimension &Hd = *E.byKey("Hidden");
+      R.Hi = std::min(R.Hi, E.bound(Hd, Beyond));
+      R.Dim = &Hd;
+      R.Why = "'" + N->Text + "': heads times head dim, all heads of a token (Envelope.Hidden = " +
+              withCommas(E.bound(Hd, Beyond)) + ")";
+    }
+    if ((Is(X, "KvPages") && Is(Y, "BlockSize")) || (Is(X, "BlockSize") && Is(Y, "KvPages"))) {
+      const Dimension &S = *E.byKey("KvSlots");
+      R.Hi = std::min(R.Hi, E.bound(S, Beyond));
+      R.Dim = &S;
+      R.Why = (Is(X, "KvPages") ? X : Y).Why + ", times the page size: a slot (Envelope.KvSlots = " +
+              withCommas(E.bound(S, Beyond)) + ")";
+    }
+    return R;
+  }
+  case Kind::Shl: {
+    const Bound &X = A();
+    Bound Y = Bv();
+    // A shift amount no fact bounds is the log2 of a size (page_log2,
+    // lanes_log2): at most log2 of the size its name gives, or of Unknown.
+    if (!Y.Exact) {
+      int64_t Size = Y.Dim ? E.bound(*Y.Dim, Beyond) : E.bound(*E.byKey("Unknown"), Beyond);
+      int64_t L = 0;
+      while (L < 62 && (int64_t(1) << L) < Size)
+        ++L;
+      Y.Hi = std::min(Y.Hi, L);
+      Y.Lo = std::max<int64_t>(Y.Lo, 0);
+    }
+    if (Y.Lo < 0 || Y.Hi > 62 || X.Lo < 0) // shifted by an unbounded amount
+      return derived(X, Y, X.Lo < 0 ? -Inf : 0, X.Hi > 0 ? Inf : 0);
+    return derived(X, Y, sat(I128(X.Lo) << Y.Lo), sat(I128(X.Hi) << Y.Hi));
+  }
+  case Kind::Div: {
+    const Bound &X = A(), &Y = Bv();
+    if (Y.Lo >= 1) // a positive divisor never makes a value larger
+      return derived(X, Y, X.Lo >= 0 ? X.Lo / Y.Hi : X.Lo / Y.Lo,
+                     X.Hi >= 0 ? X.Hi / Y.Lo : X.Hi / Y.Hi);
+    Bound R = X; // a divisor that may be 0 or negative: |x / y| <= |x|
+    R.Lo = X.Lo >= 0 && Y.Lo >= 0 ? 0 : std::min(X.Lo, -X.Hi);
+    R.Hi = std::max(X.Hi, -X.Lo);
+    return R;
+  }
+  case Kind::Shr: {
+    const Bound &X = A(), &Y = Bv();
+    if (Y.Lo >= 0 && Y.Hi < 63)
+      return derived(X, Y, X.Lo >> (X.Lo < 0 ? 0 : Y.Hi), X.Hi >> (X.Hi < 0 ? Y.Hi : Y.Lo));
+    return X;
+  }
+  case Kind::Rem: {
+    // |x % d| < |d| and |x % d| <= |x|; the sign follows x.
+    const Bound &X = A(), &Y = Bv();
+    int64_t D = std::max(std::max(Y.Hi, -Y.Lo) - 1, int64_t(0));
+    int64_t M = std::min(D, std::max(X.Hi, -X.Lo));
+    bool NonNeg = X.Lo >= 0 || !N->Ty.Signed;
+    Bound R = derived(X, Y, NonNeg ? 0 : -M, M);
+    // A remainder by a constant is a fact whatever x is.
+    if (Y.Exact) {
+      R.Exact = true;
+      R.Why.clear();
+    }
+    return R;
+  }
+  case Kind::And: {
+    const Bound &X = A(), &Y = Bv();
+    if (N->Ty.Bool)
+      return exact(0, 1);
+    for (const Bound *M : {&X, &Y})
+      if (M->Lo >= 0) {
+        Bound R = *M;
+        R.Lo = 0;
+        return R;
+      }
+    return derived(X, Y, TB.Lo, TB.Hi);
+  }
+  case Kind::Or:
+  case Kind::Xor: {
+    const Bound &X = A(), &Y = Bv();
+    if (X.Lo >= 0 && Y.Lo >= 0) { // below the next power of two of the larger
+      int64_t M = std::max(X.Hi, Y.Hi), P = 1;
+      while (P <= M && P < Inf)
+        P <<= 1;
+      return derived(X, Y, 0, P - 1);
+    }
+    return derived(X, Y, TB.Lo, TB.Hi);
+  }
+  case Kind::Neg:
+    return derived(A(), A(), sat(-I128(A().Hi)), sat(-I128(A().Lo)));
+  case Kind::BitNot:
+    return derived(A(), A(), TB.Lo, TB.Hi);
+  case Kind::Min: {
+    const Bound &X = A(), &Y = Bv();
+    // The smaller side decides the upper bound, and its assumptions alone.
+    Bound R = X.Hi <= Y.Hi ? X : Y;
+    R.Lo = std::min(X.Lo, Y.Lo);
+    return R;
+  }
+  case Kind::Max: {
+    const Bound &X = A(), &Y = Bv();
+    return derived(X, Y, std::max(X.Lo, Y.Lo), std::max(X.Hi, Y.Hi));
+  }
+  case Kind::Select: {
+    const Bound &X = of(N->op(1)), &Y = of(N->op(2));
+    return derived(X, Y, std::min(X.Lo, Y.Lo), std::max(X.Hi, Y.Hi));
+  }
+  case Kind::Phi: {
+    if (N->Ops.empty())
+      return leafByName(N, N->Name, "Unknown");
+    Bound R = of(N->Ops[0]);
+    for (size_t I = 1; I < N->Ops.size(); ++I) {
+      const Bound &X = of(N->Ops[I]);
+      R = derived(R, X, std::min(R.Lo, X.Lo), std::max(R.Hi, X.Hi));
+    }
+    return R;
+  }
+  case Kind::PtrAdd:
+    return exact(0, Inf);
+  default: // comparisons and logic
+    return exact(0, 1);
+  }
+}
+
+} // namespace kvlint

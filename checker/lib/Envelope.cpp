@@ -1,0 +1,192 @@
+//===- Envelope.cpp - the deployment envelope -------------------------------===//
+#include "kvlint/Envelope.h"
+
+#include <algorithm>
+#include <cctype>
+
+namespace kvlint {
+
+namespace {
+
+struct DimSpec {
+  const char *Key;
+  int64_t Max;
+  const char *Names;
+  const char *Source;
+};
+
+// First match wins: specific names before general ones (Stride before
+// KvPages, so that block_stride is a stride; HeadDim before Heads).
+// docs/envelope.md gives each default's source at length.
+const DimSpec Specs[] = {
+    {"Stride", 16384, "stride|^ld[a-z]?$|pitch",
+     "a row of a [tokens, hidden] activation at hidden 16,384 (Llama 3.1 405B); wider rows "
+     "(vocabulary, all heads of a token) need a name or a fact"},
+    {"BlockSize", 1024,
+     "^(kv_?|cache_?)?(block|page|blk)_?(size|sz|len)$|^bs$|^ps$|^page_?tokens$",
+     "KV page size: 64 (FlashMLA), 128-256 (SGLang, TensorRT-LLM); 1,024 leaves headroom"},
+    {"Vocab", 262144, "vocab", "Gemma 3: 262,144 tokens"},
+    {"Experts", 512, "expert", "Qwen3-Next: 512 routed experts"},
+    {"TopK", 1024, "top_?k", "sampling top-k up to 1,024; MoE top-k is at most 22"},
+    {"Layers", 128, "layer", "Llama 3.1 405B: 126 layers"},
+    {"HeadDim", 576,
+     "head_?(dim|size)|headdim|^d_?head$|^hd$|^d_?[kv]$|^qk_?dim|rope_?dim|kv_?lora|lora_?rank|"
+     "^d_?rounded$|^[KV]$",
+     "MLA: 512 latent + 64 rope dimensions (DeepSeek V3)"},
+    {"Heads", 128,
+     "head|^h$|^h_?[qkv]$|^h_?kv$|^nh|^n_?h$|^num_?[qk]?_?heads|^kv_?heads|^q_?heads",
+     "DeepSeek V3/R1: 128 query heads"},
+    {"Hidden", 16384, "hidden|d_?model|model_?dim|n_?embd|embed_?dim|^dim$",
+     "Llama 3.1 405B: hidden size 16,384"},
+    {"Intermediate", 65536, "intermediate|ffn|inter_?(size|dim)|^d$",
+     "Llama 3.1 405B: FFN size 53,248; a bare 'd' is an activation row (act_and_mul's d)"},
+    {"KvSlots", 4194304,
+     "slot|^loc$|_loc$|^loc_|cache_?loc|kv_?indices|req_?to_?token|token_?to_?kv",
+     "SGLang's 3.7M-slot DeepSeek pool on MI300X"},
+    {"KvPages", 4194304,
+     "page|block_?(id|idx|ids|num|no|table|tables)|^block$|^blk|physical_?block|^num_?blocks|"
+     "max_?num_?blocks|max_?blocks",
+     "at page size 1 (SGLang) pages are slots: 4,194,304"},
+    {"Context", 1048576,
+     "seq_?len|seqlen|context|ctx|kv_?len|max_?seq|^pos$|^pos_|_pos$|position|^len$|_len$|"
+     "cache_?len|prefix",
+     "1M-token contexts (Qwen2.5-1M, Llama 4)"},
+    {"Requests", 4096,
+     "^req|request|batch|^b$|^bid|^num_?seqs|^n_?seqs|^seq_?(idx|id)$|^num_?reqs",
+     "max running requests per step (SGLang --max-running-requests 4,096)"},
+    {"Tokens", 131072,
+     "token|^tok|^t$|^bos$|^eos$|cu_?seqlens|query_?start|^q_?start|start_?loc|^m$|^num_?rows$|"
+     "^n_?rows$",
+     "131,072 tokens in one step (a long prefill without chunking)"},
+    // Defaults for values that no fact and no name bounds. Their name
+    // patterns match nothing unless a user sets one.
+    {"Loaded", 131072, "$^",
+     "an index loaded from a table no name explains: a token, row or chunk index (KV tables "
+     "are named: block tables, slot mappings, kv indices)"},
+    {"Grid", 65536, "$^",
+     "a launch index whose grid the launcher does not show: a program per token of a "
+     "64k-token step, or per row"},
+    {"Constexpr", 1024, "$^",
+     "a compile-time constant of unknown value (a tile size, a template parameter)"},
+    {"Unknown", 32768, "$^",
+     "a parameter, member or call result that no fact and no name bounds: two such values "
+     "multiply without wrapping, three do not"},
+};
+
+bool parseInt(const std::string &S, int64_t &V) {
+  if (S.empty())
+    return false;
+  std::string T;
+  for (char C : S)
+    if (C != ',' && C != '_' && C != '\'')
+      T += C;
+  try {
+    size_t Used = 0;
+    long long X = std::stoll(T, &Used, 0);
+    if (Used != T.size() || X < 1)
+      return false;
+    V = X;
+    return true;
+  } catch (...) {
+    return false;
+  }
+}
+
+std::regex compile(const std::string &P) {
+  try {
+    return std::regex(P, std::regex::ECMAScript | std::regex::icase);
+  } catch (const std::regex_error &) {
+    return std::regex("$^");
+  }
+}
+
+} // namespace
+
+Envelope::Envelope() {
+  for (const DimSpec &S : Specs)
+    Dims.push_back({S.Key, S.Max, S.Names, S.Source, compile(S.Names)});
+}
+
+std::vector<OptionSpec> Envelope::optionSpecs() {
+  std::vector<OptionSpec> Out;
+  for (const DimSpec &S : Specs) {
+    Out.push_back({std::string("Envelope.") + S.Key, std::to_string(S.Max),
+                   std::string("upper bound of the ") + S.Key + " dimension (" + S.Source + ")"});
+    Out.push_back({std::string("Envelope.") + S.Key + ".Names", S.Names,
+                   std::string("regex (case-insensitive) of value names that denote ") + S.Key});
+  }
+  Out.push_back({"Envelope.LatentScale", "16",
+                 "the latent level looks this many times beyond every dimension's bound"});
+  return Out;
+}
+
+void Envelope::configure(const std::function<std::string(const std::string &)> &Get) {
+  for (Dimension &D : Dims) {
+    int64_t V;
+    if (parseInt(Get("Envelope." + D.Key), V))
+      D.Max = V;
+    std::string N = Get("Envelope." + D.Key + ".Names");
+    if (!N.empty()) {
+      D.Names = N;
+      D.Re = compile(N);
+    }
+  }
+  int64_t S;
+  if (parseInt(Get("Envelope.LatentScale"), S))
+    LatentScale = S;
+}
+
+std::string leafName(const std::string &Name) {
+  size_t P = Name.find_last_of(".>:");
+  std::string L = P == std::string::npos ? Name : Name.substr(P + 1);
+  if (L.size() > 1 && L[0] == 'k' && std::isupper(static_cast<unsigned char>(L[1])))
+    L = L.substr(1); // kPageSize
+  return L;
+}
+
+bool Envelope::isSize(const Dimension &D) const {
+  static const char *Index[] = {"KvSlots", "KvPages", "Context", "Requests", "Tokens",
+                                "Loaded", "Grid", "Unknown"};
+  for (const char *K : Index)
+    if (D.Key == K)
+      return false;
+  return true;
+}
+
+const Dimension *Envelope::byName(const std::string &Name) const {
+  std::string L = leafName(Name);
+  if (L.empty())
+    return nullptr;
+  for (const Dimension &D : Dims)
+    if (std::regex_search(L, D.Re))
+      return &D;
+  return nullptr;
+}
+
+const Dimension *Envelope::byKey(const std::string &Key) const {
+  for (const Dimension &D : Dims)
+    if (D.Key == Key)
+      return &D;
+  return nullptr;
+}
+
+int64_t Envelope::bound(const Dimension &D, bool Beyond) const {
+  if (!Beyond)
+    return D.Max;
+  __int128 V = __int128(D.Max) * LatentScale;
+  return V > (__int128(1) << 62) ? int64_t(1) << 62 : int64_t(V);
+}
+
+std::string withCommas(int64_t V) {
+  bool Neg = V < 0;
+  unsigned long long U = Neg ? 0ull - (unsigned long long)V : (unsigned long long)V;
+  std::string D = std::to_string(U), Out;
+  for (size_t I = 0; I < D.size(); ++I) {
+    if (I && (D.size() - I) % 3 == 0)
+      Out += ',';
+    Out += D[I];
+  }
+  return Neg ? "-" + Out : Out;
+}
+
+} // namespace kvlint

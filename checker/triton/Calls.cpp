@@ -1,0 +1,382 @@
+//===- Calls.cpp - FnLowerer: parameters and calls ------------------------===//
+//
+// Parameter binding, calls to triton.language and to methods, and helpers
+// defined in the file, inlined.
+//
+//===----------------------------------------------------------------------===//
+#include "Lowering.h"
+
+#include <algorithm>
+
+namespace kvlint {
+namespace triton {
+
+/// Binds the parameters of Def. Entry: Args == nullptr (params are Param /
+/// Symbolic leaves). Inlined: bound to the caller's values.
+void FnLowerer::bindParams(TSNode Def, const std::vector<Val> *Pos,
+                           const std::map<std::string, Val> *Kw, Env &Out) {
+  size_t PI = 0;
+  for (TSNode P : kids(field(Def, "parameters"))) {
+    TSNode NameN{}, TypeN{}, DefN{};
+    if (is(P, "identifier")) {
+      NameN = P;
+    } else if (is(P, "typed_parameter")) {
+      for (TSNode K : kids(P))
+        if (is(K, "identifier")) { NameN = K; break; }
+      TypeN = field(P, "type");
+    } else if (is(P, "default_parameter") || is(P, "typed_default_parameter")) {
+      NameN = field(P, "name");
+      TypeN = field(P, "type");
+      DefN = field(P, "value");
+    } else {
+      continue; // *args, **kwargs, separators
+    }
+    if (!is(NameN, "identifier")) continue;
+    std::string Name = M.text(NameN);
+    bool Constexpr = !ts_node_is_null(TypeN) &&
+                     tlMember(M.qualify(kids(TypeN).empty() ? TypeN : kids(TypeN)[0],
+                                        nullptr)) == "constexpr";
+    if (Pos || Kw) {
+      if (Pos && PI < Pos->size()) {
+        Out[Name] = (*Pos)[PI++];
+        Out[Name].Leaf = false;
+        continue;
+      }
+      if (Kw && Kw->count(Name)) {
+        Out[Name] = Kw->at(Name);
+        Out[Name].Leaf = false;
+        continue;
+      }
+      if (!ts_node_is_null(DefN)) {
+        Out[Name] = expr(DefN);
+        continue;
+      }
+    }
+    Node *N;
+    if (Constexpr && !Pos && !Kw && Fixed.count(Name)) {
+      N = mk(Kind::Const, IntTy::boolean(), NameN);
+      N->Value = Fixed.at(Name);
+      Weak.insert(N);
+    } else if (Constexpr) {
+      N = mk(Kind::Symbolic, i32(), NameN);
+      Weak.insert(N);
+    } else if (PtrParams.count(Name)) {
+      N = mk(Kind::Param, IntTy::pointer(), NameN);
+    } else {
+      N = mk(Kind::Param, i32(), NameN);
+    }
+    N->Name = Name;
+    Out[Name] = Val::leaf(N);
+  }
+}
+
+FnLowerer::Args FnLowerer::lowerArgs(TSNode ArgList) {
+  Args A;
+  for (TSNode K : kids(ArgList)) {
+    if (is(K, "ERROR")) {
+      A.Broken = true;
+      expr(K);
+    } else if (is(K, "keyword_argument")) {
+      std::string N = M.text(field(K, "name"));
+      A.Kw[N] = expr(field(K, "value"));
+      A.KwN[N] = field(K, "value");
+    } else {
+      A.Pos.push_back(expr(K));
+      A.PosN.push_back(K);
+    }
+  }
+  return A;
+}
+
+const Node *FnLowerer::nodeArg(const Args &A, size_t I, const char *Name, TSNode At) {
+  const Val *V = A.get(I, Name);
+  if (!V || V->K == Val::None) return nullptr;
+  return asNode(*V, A.node(I, Name, At));
+}
+
+Val FnLowerer::cast(const Val &V, const Val *To, TSNode At) {
+  if (!V.isNode()) return V;
+  IntTy T = IntTy::unknown();
+  if (To && To->K == Val::DType) T = To->DT;
+  Node *N = mk(Kind::Cast, T, At, {V.Nd});
+  N->Explicit = true;
+  if (T.Pointer) {
+    N->Name = V.Nd->Name;
+    if (To->Elem.known()) PtrElem[N] = To->Elem;
+  }
+  return Val::node(N);
+}
+
+/// sum_i Off[i] * Stride[i] for block pointers. make_block_ptr converts the
+/// strides to int64 (Triton's semantic.make_block_ptr, require_i64), so the
+/// products are 64-bit; a narrow offset computed before stays visible.
+const Node *FnLowerer::blockOffset(const Val &Offs, const std::vector<const Node *> &Strides,
+                                   const std::vector<TSNode> &OffNs, TSNode At) {
+  const Node *Sum = nullptr;
+  for (size_t I = 0; I < Offs.Elems.size() && I < Strides.size(); ++I) {
+    const Val &O = Offs.Elems[I];
+    if (!O.isNode()) continue;
+    int64_t C;
+    if (constOf(O.Nd, C) && C == 0) continue;
+    TSNode ON = I < OffNs.size() ? OffNs[I] : At;
+    Node *Term = mk(Kind::Mul, promoteInts(O.Nd->Ty, i64()), ON, {O.Nd, Strides[I]});
+    Sum = Sum ? mk(Kind::Add, promoteInts(Sum->Ty, Term->Ty), At, {Sum, Term}) : Term;
+  }
+  return Sum ? Sum : constant(0, At);
+}
+
+std::vector<TSNode> FnLowerer::tupleNodes(TSNode N) {
+  while (is(N, "parenthesized_expression") && !kids(N).empty()) N = kids(N)[0];
+  if (is(N, "tuple") || is(N, "list")) return kids(N);
+  return {};
+}
+
+Val FnLowerer::call(TSNode E) {
+  TSNode Fn = field(E, "function"), ArgList = field(E, "arguments");
+  std::string Q = M.qualify(Fn, &Cur->Locals);
+
+  // Helpers defined in this file: inline.
+  if (!Q.empty() && Q.find('.') == std::string::npos && M.Jit.count(Q))
+    return inlineCall(M.Jit[Q], E, ArgList);
+
+  // Method calls on values: x.to(...), x.cast? (others are opaque)
+  if (Q.empty() && is(Fn, "attribute")) {
+    std::string Meth = M.text(field(Fn, "attribute"));
+    Val Obj = expr(field(Fn, "object"));
+    Args A = lowerArgs(ArgList);
+    if (Meth == "to") return cast(Obj, A.get(0, "dtype"), E);
+    if (Meth == "load") return memoryRead(Obj, E); // smem.load(layout), desc.load([...])
+    if (Meth == "__getitem__" || Meth == "broadcast_to" || Meth == "reshape" ||
+        Meth == "view" || Meth == "expand_dims" || Meth == "trans" || Meth == "permute")
+      return Obj;
+    Node *N = mk(Kind::Call, IntTy::unknown(), E);
+    N->Name = Meth;
+    if (Obj.isNode()) N->Ops.push_back(Obj.Nd);
+    return Val::node(N);
+  }
+
+  std::string B = tlMember(Q);
+  if (Q == "min" || Q == "max") B = Q == "min" ? "minimum" : "maximum";
+  if (Q == "int") B = "__int";
+  Args A = lowerArgs(ArgList);
+  if (B.empty() || A.Broken) return opaqueCall(Q.empty() ? M.text(Fn) : Q, A, E);
+
+  if (B == "program_id") {
+    Node *N = mk(Kind::LaunchIdx, i32(), E);
+    int64_t Ax = 0;
+    const Node *AxN = nodeArg(A, 0, "axis", E);
+    if (AxN) constOf(AxN, Ax);
+    N->Name = "program_id(" + std::to_string(Ax) + ")";
+    return Val::node(N);
+  }
+  if (B == "num_programs") {
+    Node *N = mk(Kind::LaunchDim, i32(), E);
+    int64_t Ax = 0;
+    const Node *AxN = nodeArg(A, 0, "axis", E);
+    if (AxN) constOf(AxN, Ax);
+    N->Value = 1;
+    N->Name = "num_programs(" + std::to_string(Ax) + ")";
+    return Val::node(N);
+  }
+  if (B == "arange") {
+    const Node *Lo = nodeArg(A, 0, "start", E), *Hi = nodeArg(A, 1, "end", E);
+    Node *N = mk(Kind::Range, i32(), E);
+    int64_t V;
+    if (Hi && constOf(Hi, V)) N->Value = V;
+    if (Lo && constOf(Lo, V)) N->Value2 = V;
+    return Val::node(N);
+  }
+  if (B == "load") {
+    const Node *P = nodeArg(A, 0, "pointer", E);
+    const Node *Mk = nodeArg(A, 1, "mask", E);
+    const Node *Ot = nodeArg(A, 2, "other", E);
+    if (!P) return Val::node(unknown(E));
+    P = recordAccess(AccessKind::Load, P, Mk, Ot, E);
+    IntTy ET = elemOf(P);
+    Node *L = mk(Kind::Load, ET, E, {P});
+    L->ElemTy = ET;
+    L->Name = baseName(P);
+    return Val::node(L);
+  }
+  if (B == "store") {
+    const Node *P = nodeArg(A, 0, "pointer", E);
+    const Node *Mk = nodeArg(A, 2, "mask", E);
+    const Node *V = nodeArg(A, 1, "value", E);
+    size_t Before = F.Accesses.size();
+    if (P) recordAccess(AccessKind::Store, P, Mk, nullptr, E);
+    if (F.Accesses.size() > Before) F.Accesses.back().Value = V; // the value written
+    return Val();
+  }
+  if (B.rfind("atomic_", 0) == 0) {
+    const Node *P = nodeArg(A, 0, "pointer", E);
+    const Node *Mk = B == "atomic_cas" ? nullptr : nodeArg(A, 2, "mask", E);
+    if (!P) return Val::node(unknown(E));
+    P = recordAccess(AccessKind::Store, P, Mk, nullptr, E);
+    IntTy ET = elemOf(P);
+    Node *L = mk(Kind::Load, ET, E, {P});
+    L->ElemTy = ET;
+    L->Name = baseName(P);
+    return Val::node(L);
+  }
+  if (B.size() >= 19 && B.compare(B.size() - 19, 19, "load_shared_relaxed") == 0)
+    return memoryRead(A.Pos.empty() ? Val() : A.Pos[0], E);
+  if (B == "buffer_load" || B == "buffer_load_to_shared" || B == "buffer_store") {
+    // AMD buffer operations (Gluon): base pointer plus element offsets.
+    size_t Base = B == "buffer_load" ? 0 : 1;
+    const Node *P = nodeArg(A, Base, "ptr", E);
+    const Node *Off = nodeArg(A, Base + 1, "offsets", E);
+    const Node *Mk = nodeArg(A, Base + 2, "mask", E);
+    const Node *Ot = B == "buffer_store" ? nullptr : nodeArg(A, Base + 3, "other", E);
+    if (!P || !Off) return Val::node(unknown(E));
+    Node *Addr = mk(Kind::PtrAdd, IntTy::pointer(), E, {P, Off});
+    Addr->Name = P->Name;
+    Addr->Range = Off->Range;
+    Addr->Text = Off->Text;
+    inheritPtr(Addr, P);
+    if (!P->Ty.Pointer) wantPointer(P);
+    recordAccess(B == "buffer_store" ? AccessKind::Store : AccessKind::Load, Addr, Mk, Ot, E);
+    if (B != "buffer_load") return Val();
+    IntTy ET = elemOf(Addr);
+    Node *L = mk(Kind::Load, ET, E, {Addr});
+    L->ElemTy = ET;
+    L->Name = baseName(Addr);
+    return Val::node(L);
+  }
+  if (B == "make_block_ptr") {
+    const Node *Base = nodeArg(A, 0, "base", E);
+    const Val *Strides = A.get(2, "strides");
+    const Val *Offs = A.get(3, "offsets");
+    if (!Base) return Val::node(unknown(E));
+    std::vector<const Node *> S64;
+    if (Strides && Strides->K == Val::Tuple)
+      for (const Val &S : Strides->Elems) {
+        const Node *SN = S.isNode() ? S.Nd : unknown(E);
+        Node *C = mk(Kind::Cast, i64(), E, {SN});
+        C->Range = SN->Range;
+        S64.push_back(C);
+      }
+    const Node *Off = Offs && Offs->K == Val::Tuple
+                          ? blockOffset(*Offs, S64, tupleNodes(A.node(3, "offsets", E)), E)
+                          : constant(0, E);
+    Node *N = mk(Kind::PtrAdd, IntTy::pointer(), E, {Base, Off});
+    N->Name = Base->Name;
+    inheritPtr(N, Base);
+    BlockStrides[N] = S64;
+    return Val::node(N);
+  }
+  if (B == "advance") {
+    const Node *BP = nodeArg(A, 0, "base", E);
+    const Val *Offs = A.get(1, "offsets");
+    if (!BP) return Val::node(unknown(E));
+    std::vector<const Node *> S64;
+    if (auto *S = stridesOf(BP)) S64 = *S;
+    const Node *Off = Offs && Offs->K == Val::Tuple
+                          ? blockOffset(*Offs, S64, tupleNodes(A.node(1, "offsets", E)), E)
+                          : constant(0, E);
+    Node *N = mk(Kind::PtrAdd, IntTy::pointer(), E, {BP, Off});
+    N->Name = BP->Name;
+    inheritPtr(N, BP);
+    BlockStrides[N] = S64;
+    return Val::node(N);
+  }
+  if (B == "where") {
+    const Node *C = nodeArg(A, 0, "condition", E);
+    const Val *X = A.get(1, "x"), *Y = A.get(2, "y");
+    if (!C || !X || !Y) return Val::node(unknown(E));
+    return select(C, *X, *Y, E);
+  }
+  if (B == "minimum" || B == "maximum") {
+    const Node *X = nodeArg(A, 0, "x", E), *Y = nodeArg(A, 1, "y", E);
+    if (!X || !Y) return Val::node(unknown(E));
+    Node *N = mk(B == "minimum" ? Kind::Min : Kind::Max, promote(X, Y), E, {X, Y});
+    if (isWeak(X) && isWeak(Y)) Weak.insert(N);
+    return Val::node(N);
+  }
+  if (B == "cdiv") {
+    const Node *X = nodeArg(A, 0, "x", E), *Y = nodeArg(A, 1, "div", E);
+    if (!X || !Y) return Val::node(unknown(E));
+    int64_t CX, CY;
+    if (constOf(X, CX) && constOf(Y, CY) && CY > 0 && isWeak(X) && isWeak(Y))
+      return Val::node(constant((CX + CY - 1) / CY, E));
+    Val One = Val::node(constant(1, E));
+    Val YM1 = binop("-", Val::node(Y), One, E);
+    Val Num = binop("+", Val::node(X), YM1, E);
+    return binop("//", Num, Val::node(Y), E);
+  }
+  if (B == "cast") return cast(A.Pos.empty() ? Val() : A.Pos[0], A.get(1, "dtype"), E);
+  if (B == "multiple_of" || B == "max_contiguous" || B == "max_constancy" ||
+      B == "broadcast_to" || B == "reshape" || B == "view" || B == "expand_dims" ||
+      B == "trans" || B == "permute" || B == "abs" || B == "__int" || B == "constexpr" ||
+      B == "max" || B == "min") {
+    // Value-preserving (or, for max/min reductions, magnitude-preserving).
+    if (A.Pos.empty()) return Val::node(unknown(E));
+    return A.Pos[0];
+  }
+  if (B == "zeros" || B == "full") {
+    int64_t V = 0;
+    if (B == "full") {
+      const Node *VN = nodeArg(A, 1, "value", E);
+      if (!VN || !constOf(VN, V)) {
+        const Val *DT = A.get(2, "dtype");
+        if (!VN) return Val::node(unknown(E));
+        return cast(Val::node(VN), DT, E);
+      }
+    }
+    const Val *DT = A.get(B == "full" ? 2 : 1, "dtype");
+    Node *N = mk(Kind::Const, DT && DT->K == Val::DType ? DT->DT : i32(), E);
+    N->Value = V;
+    return Val::node(N);
+  }
+  if (B == "pointer_type") {
+    const Val *E0 = A.get(0, "element_ty");
+    return Val::dtype(IntTy::pointer(), E0 && E0->K == Val::DType ? E0->DT : IntTy());
+  }
+  if (B == "static_assert" || B == "device_assert" || B == "static_print" ||
+      B == "device_print" || B == "debug_barrier" || B == "assume")
+    return Val();
+  return opaqueCall(Q, A, E);
+}
+
+/// A value read from shared memory or through a tensor descriptor: loaded,
+/// but not through a pointer expression, so no global access is recorded.
+Val FnLowerer::memoryRead(const Val &From, TSNode E) {
+  const Node *Src = From.isNode() ? From.Nd : unknown(E);
+  IntTy ET = IntTy::integer(M.LoadBits, true);
+  Node *L = mk(Kind::Load, ET, E, {Src});
+  L->ElemTy = ET;
+  L->Name = Src->Name.empty() ? Src->Text : Src->Name;
+  return Val::node(L);
+}
+
+Val FnLowerer::opaqueCall(const std::string &Name, const Args &A, TSNode E) {
+  Node *N = mk(Kind::Call, IntTy::unknown(), E);
+  N->Name = Name;
+  for (const Val &V : A.Pos)
+    if (V.isNode()) N->Ops.push_back(V.Nd);
+  for (auto &KV : A.Kw)
+    if (KV.second.isNode()) N->Ops.push_back(KV.second.Nd);
+  return Val::node(N);
+}
+
+Val FnLowerer::inlineCall(const JitFn &J, TSNode E, TSNode ArgList) {
+  Args A = lowerArgs(ArgList);
+  if (CallStack.size() > MaxInlineDepth ||
+      std::find(CallStack.begin(), CallStack.end(), J.Name) != CallStack.end())
+    return opaqueCall(J.Name, A, E);
+  Frame Fr;
+  Frame *Saved = Cur;
+  Cur = &Fr;
+  CallStack.push_back(J.Name);
+  unsigned SavedExpr = ExprDepth, SavedStmt = StmtDepth;
+  bindParams(J.Def, &A.Pos, &A.Kw, Fr.Locals);
+  block(field(J.Def, "body"));
+  ExprDepth = SavedExpr;
+  StmtDepth = SavedStmt;
+  CallStack.pop_back();
+  Cur = Saved;
+  if (Fr.Returns.empty()) return Val();
+  return join(Fr.Returns, J.Name, E);
+}
+
+} // namespace triton
+} // namespace kvlint

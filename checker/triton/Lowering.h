@@ -1,0 +1,321 @@
+//===- Lowering.h - the Triton frontend's shared lowering types -*- C++ -*-===//
+//
+// Private to checker/triton/. The Triton frontend is split along its seams:
+//
+//   TritonFrontend.cpp  lowerTritonSource: parsing, syntax-error recovery,
+//                       one lowering per kernel and flag specialisation
+//   Module.cpp          module scan: imports, module constants, jit function
+//                       discovery, helpers, pointer parameters, flag planning
+//   Expressions.cpp     FnLowerer: nodes, names, expressions, addresses
+//   Calls.cpp           FnLowerer: parameters, calls (triton.language and
+//                       methods), inlined helpers
+//   Statements.cpp      FnLowerer: blocks, statements, guards, joins, loops
+//   TsUtil.cpp          tree-sitter helpers
+//
+// Where the next concern hooks in: facts learnt outside the @triton.jit
+// functions -- launcher facts, what the plain-Python functions of the file
+// that launch a kernel (`kernel[grid](args...)`) pass it -- belong in a unit
+// of their own beside Module.cpp, run by lowerTritonSource after scanModule.
+// The scan keeps those plain functions in Module::PlainDefs, and a kernel's
+// lowering is parameterised in lowerFunction (FnLowerer::Fixed, the pointer
+// parameters).
+//
+//===----------------------------------------------------------------------===//
+#ifndef KVLINT_TRITON_LOWERING_H
+#define KVLINT_TRITON_LOWERING_H
+
+#include "kvlint/Frontend.h"
+
+#include <tree_sitter/api.h>
+
+#include <cstdint>
+#include <cstring>
+#include <map>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+extern "C" const TSLanguage *tree_sitter_python(void);
+
+namespace kvlint {
+namespace triton {
+
+// ---------------------------------------------------------------------------
+// Limits: huge or hostile inputs must neither crash nor hang.
+// ---------------------------------------------------------------------------
+constexpr unsigned MaxExprDepth = 200;   // nested expressions lowered
+constexpr unsigned MaxStmtDepth = 100;   // nested blocks lowered
+constexpr unsigned MaxInlineDepth = 4;   // helper calls inlined
+constexpr unsigned MaxDryLoopDepth = 3;  // loops lowered twice (loop-carried Phis)
+constexpr size_t MaxNodesPerFunction = 400000;
+constexpr unsigned MaxRecoveryRounds = 32; // lines blanked after syntax errors
+constexpr unsigned MaxValueFlags = 3;      // constexpr flags specialised on (2^3 lowerings)
+
+// ---------------------------------------------------------------------------
+// tree-sitter helpers (TsUtil.cpp).
+// ---------------------------------------------------------------------------
+inline bool is(TSNode N, const char *T) {
+  return !ts_node_is_null(N) && !strcmp(ts_node_type(N), T);
+}
+
+std::vector<TSNode> kids(TSNode N);
+TSNode field(TSNode N, const char *F);
+std::vector<TSNode> fieldKids(TSNode N, const char *F);
+
+/// Visits every node under Root without recursion.
+template <typename Fn> void walk(TSNode Root, Fn &&F) {
+  TSTreeCursor C = ts_tree_cursor_new(Root);
+  for (;;) {
+    F(ts_tree_cursor_current_node(&C));
+    if (ts_tree_cursor_goto_first_child(&C))
+      continue;
+    for (;;) {
+      if (ts_tree_cursor_goto_next_sibling(&C))
+        break;
+      if (!ts_tree_cursor_goto_parent(&C)) {
+        ts_tree_cursor_delete(&C);
+        return;
+      }
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Triton's types (Expressions.cpp).
+// ---------------------------------------------------------------------------
+inline IntTy i32() { return IntTy::integer(32, true); }
+inline IntTy i64() { return IntTy::integer(64, true); }
+
+bool dtypeByName(const std::string &S, IntTy &T, bool &IsFloat);
+IntTy promoteInts(IntTy A, IntTy B);
+
+// ---------------------------------------------------------------------------
+// Values the lowering tracks for names: an IR node, a tuple, a dtype, None.
+// ---------------------------------------------------------------------------
+struct Val {
+  enum VK : uint8_t { None, N, Tuple, DType } K = None;
+  const Node *Nd = nullptr;
+  std::vector<Val> Elems;
+  IntTy DT;         // DType: the type (unknown for floats)
+  IntTy Elem;       // DType of a pointer_type: the element type
+  bool Leaf = false; // N: a leaf (Param/Symbolic/global Const) cloned at each use
+
+  static Val node(const Node *X) { Val V; V.K = X ? N : None; V.Nd = X; return V; }
+  static Val leaf(const Node *X) { Val V = node(X); V.Leaf = true; return V; }
+  static Val dtype(IntTy T, IntTy E = IntTy()) { Val V; V.K = DType; V.DT = T; V.Elem = E; return V; }
+  static Val tuple(std::vector<Val> E) { Val V; V.K = Tuple; V.Elems = std::move(E); return V; }
+  bool isNode() const { return K == N && Nd; }
+  bool operator==(const Val &O) const {
+    if (K != O.K) return false;
+    switch (K) {
+    case None: return true;
+    case N: return Nd == O.Nd;
+    case DType: return DT.Bits == O.DT.Bits && DT.Signed == O.DT.Signed && DT.Bool == O.DT.Bool &&
+                       DT.Pointer == O.DT.Pointer;
+    case Tuple: return Elems == O.Elems;
+    }
+    return false;
+  }
+  bool operator!=(const Val &O) const { return !(*this == O); }
+};
+using Env = std::map<std::string, Val>;
+
+struct JitFn {
+  std::string Name;
+  TSNode Def{}; // function_definition
+  bool Called = false;
+};
+
+/// Module-level facts: imports, constants, jit functions.
+struct Module {
+  std::string Path;
+  const std::string &Src;
+  std::map<std::string, std::string> Alias; // local name -> dotted module path
+  std::map<std::string, TSNode> GlobalExprs; // NAME = <expr>, evaluated lazily
+  std::map<std::string, JitFn> Jit;
+  std::vector<std::string> JitOrder;
+  std::map<std::string, TSNode> PlainDefs; // module-level functions not (yet) jit
+  std::vector<std::pair<std::string, std::string>> JitWraps; // k = triton.jit(f)
+  const Options &Opts;
+  unsigned LoadBits = 32;
+
+  Module(std::string P, const std::string &S, const Options &O)
+      : Path(std::move(P)), Src(S), Opts(O) {}
+  std::string text(TSNode N) const {
+    uint32_t B = ts_node_start_byte(N), E = ts_node_end_byte(N);
+    if (B > Src.size() || E > Src.size() || E < B) return "";
+    return Src.substr(B, E - B);
+  }
+
+  /// Dotted, alias-resolved name of an identifier/attribute chain
+  /// ("tl.load" -> "triton.language.load"), or "" when it is not one.
+  std::string qualify(TSNode N, const Env *Locals, unsigned Depth = 0) const {
+    if (Depth > 16) return "";
+    if (is(N, "identifier")) {
+      std::string S = text(N);
+      if (Locals && Locals->count(S)) return "";
+      auto It = Alias.find(S);
+      if (It != Alias.end()) return It->second;
+      return S;
+    }
+    if (is(N, "attribute")) {
+      std::string O = qualify(field(N, "object"), Locals, Depth + 1);
+      if (O.empty()) return "";
+      return O + "." + text(field(N, "attribute"));
+    }
+    return "";
+  }
+};
+
+// triton.language names (Module.cpp).
+std::string tlMember(const std::string &Q);
+
+// ---------------------------------------------------------------------------
+// Lowering of one function (with helpers inlined).
+// ---------------------------------------------------------------------------
+class FnLowerer {
+public:
+  FnLowerer(Module &M, Function &F, const std::set<std::string> &PtrParams,
+            std::vector<std::string> &Notes)
+      : M(M), F(F), PtrParams(PtrParams), Notes(Notes) {}
+
+  /// Params that were used as pointers but typed as integers this round.
+  std::set<std::string> WantPtr;
+  /// constexpr flags fixed for this specialisation (name -> value).
+  std::map<std::string, bool> Fixed;
+  bool Aborted = false;
+
+  void lowerEntry(const JitFn &J);
+
+private:
+  struct Frame {
+    Env Locals;
+    std::vector<Val> Returns;
+  };
+
+  Module &M;
+  Function &F;
+  const std::set<std::string> &PtrParams;
+  std::vector<std::string> &Notes;
+  Frame *Cur = nullptr;
+  std::vector<Guard> Guards;
+  std::vector<std::string> CallStack;
+  unsigned ExprDepth = 0, StmtDepth = 0, LoopDepth = 0;
+  bool Dry = false; // lowering a loop body once to find loop-carried values
+  size_t NodeCount = 0;
+  bool NotedDepth = false;
+  std::unordered_set<const Node *> Weak;
+  std::unordered_map<const Node *, std::vector<const Node *>> BlockStrides;
+  std::unordered_map<const Node *, IntTy> PtrElem; // pointer -> element type
+  std::set<std::string> EvaluatingGlobals;
+
+  struct Args {
+    std::vector<Val> Pos;
+    std::vector<TSNode> PosN;
+    std::map<std::string, Val> Kw;
+    std::map<std::string, TSNode> KwN;
+    bool Broken = false; // the argument list has syntax errors: positions lie
+    const Val *get(size_t I, const char *Name) const {
+      auto It = Kw.find(Name);
+      if (It != Kw.end()) return &It->second;
+      return I < Pos.size() ? &Pos[I] : nullptr;
+    }
+    TSNode node(size_t I, const char *Name, TSNode Dflt) const {
+      auto It = KwN.find(Name);
+      if (It != KwN.end()) return It->second;
+      return I < PosN.size() ? PosN[I] : Dflt;
+    }
+  };
+
+  // --- nodes, names, expressions, addresses (Expressions.cpp) -------------
+  SrcRange rng(TSNode N) const;
+  Node *mk(Kind K, IntTy T, TSNode At, std::initializer_list<const Node *> Ops = {});
+  std::string shortText(TSNode At) const;
+  Node *unknown(TSNode At, const std::string &Name = "");
+  Node *constant(int64_t V, TSNode At);
+  Node *boolConst(bool V, TSNode At);
+  bool isWeak(const Node *N) const;
+  static const Node *strip(const Node *N);
+  static bool constOf(const Node *N, int64_t &V);
+  IntTy promote(const Node *A, const Node *B) const;
+  Val useName(const std::string &Name, TSNode At);
+  Val use(const Val &V, const std::string &Name, TSNode At);
+  Val global(const std::string &Name, TSNode At);
+  const Node *asNode(const Val &V, TSNode At);
+  Val expr(TSNode E);
+  Val exprImpl(TSNode E);
+  Val select(const Node *C, const Val &A, const Val &B, TSNode At);
+  Val comparison(TSNode E);
+  Val binop(const std::string &Op, const Val &LV, const Val &RV, TSNode At);
+  void inheritPtr(const Node *To, const Node *From);
+  IntTy elemOf(const Node *Addr);
+  static std::string baseName(const Node *Addr);
+  void wantPointer(const Node *Addr);
+  std::vector<const Node *> *stridesOf(const Node *N);
+  /// Records an access and returns its address as recorded: an untyped
+  /// one is made a pointer (asAddress), so loads should use it too.
+  const Node *recordAccess(AccessKind AK, const Node *Addr, const Node *Mask, const Node *Other,
+                           TSNode At);
+
+  // --- parameters and calls (Calls.cpp) -----------------------------------
+  void bindParams(TSNode Def, const std::vector<Val> *Pos,
+                  const std::map<std::string, Val> *Kw, Env &Out);
+  Args lowerArgs(TSNode ArgList);
+  const Node *nodeArg(const Args &A, size_t I, const char *Name, TSNode At);
+  Val cast(const Val &V, const Val *To, TSNode At);
+  const Node *blockOffset(const Val &Offs, const std::vector<const Node *> &Strides,
+                          const std::vector<TSNode> &OffNs, TSNode At);
+  std::vector<TSNode> tupleNodes(TSNode N);
+  Val call(TSNode E);
+  Val memoryRead(const Val &From, TSNode E);
+  Val opaqueCall(const std::string &Name, const Args &A, TSNode E);
+  Val inlineCall(const JitFn &J, TSNode E, TSNode ArgList);
+
+  // --- statements, joins and loops (Statements.cpp) -----------------------
+  void bind(TSNode Target, const Val &V);
+  bool block(TSNode B);
+  void noteDepth();
+  bool stmt(TSNode S);
+  void assignment(TSNode A);
+  void augAssignment(TSNode A);
+  bool ifStmt(TSNode S);
+  Env merge(std::vector<Env> &Outs, TSNode At);
+  Val join(const std::vector<Val> &Alts, const std::string &Name, TSNode At);
+  Node *phi(const std::vector<const Node *> &Ns, const std::string &Name, TSNode At);
+  bool carriesValues(TSNode At) const;
+  template <typename BodyFn> void loop(TSNode At, BodyFn &&Body);
+  void forStmt(TSNode S);
+  void whileStmt(TSNode S);
+};
+
+// ---------------------------------------------------------------------------
+// Module scan (Module.cpp).
+// ---------------------------------------------------------------------------
+void addJit(Module &M, const std::string &Name, TSNode Def);
+void scanModule(Module &M, TSNode Block, unsigned Depth);
+void markHelpers(Module &M);
+std::set<std::string> pointerParams(const Module &M, const JitFn &J);
+
+/// constexpr flags worth specialising on. Triton compiles one kernel per
+/// value of a constexpr, so a branch on a flag is resolved at compile time.
+/// Lowering both arms into one function merges values of different
+/// specialisations (an int32 varlen offset with an int64 dense one) into
+/// Phis that no single compiled kernel computes. Flags whose branches assign
+/// values are therefore fixed, one lowering per combination (the first
+/// MaxValueFlags of them); a flag whose branch only widens values
+/// (`if INT64_INDEX: pid = pid.to(tl.int64)`) is taken as set: the launcher
+/// sets it when the sizes need it. Other flags only guard accesses and merge.
+struct FlagPlan {
+  std::vector<std::string> Value; // enumerated
+  std::set<std::string> Widen;    // fixed to true
+};
+
+FlagPlan planFlags(const Module &M, const JitFn &J);
+
+} // namespace triton
+} // namespace kvlint
+
+#endif // KVLINT_TRITON_LOWERING_H
