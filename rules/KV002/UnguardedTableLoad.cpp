@@ -301,8 +301,11 @@ struct UnguardedTableLoad::Check {
       Seen.push_back(E);
       std::string Nm = nameOf(E);
       if (E->K == Kind::Load) {
+        // A table of sequence lengths, or of any per-request lengths
+        // (gather_lens, query_lens): bounded by the sequence.
+        static const std::regex LenTable("(^|_)(lens?|lengths?)(_ptr)?$", std::regex::icase);
         std::string BN = nameOf(addressBase(E->op(0)));
-        if ((!BN.empty() && std::regex_search(BN, R.SeqRe)) ||
+        if ((!BN.empty() && (std::regex_search(BN, R.SeqRe) || std::regex_search(BN, LenTable))) ||
             (!E->Name.empty() && std::regex_search(E->Name, R.SeqRe)))
           return true;
         continue;
@@ -550,8 +553,7 @@ struct UnguardedTableLoad::Check {
       };
       bool Field = SB && ((SB->K == Kind::Unknown && SB->Ty.Pointer) ||
                           (SB->K == Kind::Param && (Member(SB->Name) || Member(SB->Text))));
-      bool Returned = SB && (SB->K == Kind::Call || SB->K == Kind::Load ||
-                             (SB->K != Kind::Param && !SB->Ty.known()));
+      bool Returned = SB && (SB->K == Kind::Call || SB->K == Kind::Load);
       bool Evidence = TableNamed || CSR || Field || Returned;
       if (!Evidence)
         continue;
