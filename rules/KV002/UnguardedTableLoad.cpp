@@ -500,6 +500,7 @@ struct UnguardedTableLoad::Check {
     Bound B = Bound::None;
     const Node *BoundBy = nullptr; ///< the large side that bounds it
     bool PosFromSeq = false;      ///< the position is itself a sequence length (seq_len - 1)
+    const Node *RealToken = nullptr; ///< padded tokens left earlier (slot_mapping[t] < 0)
     bool LoopColumn = false;      ///< a loop counter bounded by cdiv(seq_len, bs)
   };
 
@@ -666,7 +667,12 @@ struct UnguardedTableLoad::Check {
       // seq_len - 1) is bounded by it.
       if (St.B == Bound::None && onlySeq(Pos))
         St.PosFromSeq = true;
-      if (St.B == Bound::Seq || St.PosFromSeq) {
+      // Padded tokens (CUDA-graph padding) left before the load: the
+      // kernel returned on the token's pad slot, so the position is a real
+      // token's, inside its sequence.
+      if (St.B == Bound::None && !St.PosFromSeq)
+        St.RealToken = padExit(A);
+      if (St.B == Bound::Seq || St.PosFromSeq || St.RealToken) {
         if (R.Latent)
           report(A, St, Strides);
         continue;
@@ -678,6 +684,40 @@ struct UnguardedTableLoad::Check {
         continue;
       report(A, St, Strides);
     }
+  }
+
+  /// An early exit (or enclosing guard) that skips padded tokens: a test
+  /// that a value read from a slot mapping is the pad (slot_id < 0,
+  /// slot == PAD_SLOT_ID) whose negation holds at the access. Returns the
+  /// comparison, or null.
+  const Node *padExit(const Access &A) const {
+    static const std::regex SlotTable("slot_mapping|slot_map|slot_ids?|out_cache_loc|cache_loc",
+                                      std::regex::icase);
+    for (const Guard &G : A.Guards) {
+      std::vector<std::pair<const Node *, bool>> As;
+      atoms(G.Cond, !G.Negated, As);
+      for (auto &[Cmp, Pos] : As) {
+        Kind K = Cmp->K;
+        if (!Pos) {
+          switch (K) {
+          case Kind::Lt: K = Kind::Ge; break;
+          case Kind::Le: K = Kind::Gt; break;
+          case Kind::Eq: K = Kind::Ne; break;
+          default: K = Kind::Unknown; break;
+          }
+        }
+        const Node *X = strip(Cmp->op(0)), *C = strip(Cmp->op(1));
+        bool Fact = (K == Kind::Ge && C && C->K == Kind::Const && C->Value >= 0) ||
+                    (K == Kind::Gt && C && C->K == Kind::Const && C->Value >= -1) ||
+                    (K == Kind::Ne && C && C->K == Kind::Const && C->Value < 0);
+        if (!Fact || !X || X->K != Kind::Load)
+          continue;
+        std::string B = nameOf(addressBase(X->op(0)));
+        if (!B.empty() && std::regex_search(B, SlotTable))
+          return Cmp->op(0);
+      }
+    }
+    return nullptr;
   }
 
   /// The Load node the access reads into (same address, or same range).
@@ -745,6 +785,13 @@ struct UnguardedTableLoad::Check {
       Fd.Message = "table load reads column '" + ColText + "', a loop counter bounded by '" + By +
                    "', the sequence length in blocks, not by the row width; it stays in the "
                    "row only while the table spans the whole sequence";
+    } else if (St.RealToken) {
+      Fd.Message = "table load reads column '" + ColText +
+                   "', a position divided by a block size, of a real token (padded tokens "
+                   "left on '" + (St.RealToken->Text.empty() ? nameOf(St.RealToken)
+                                                            : St.RealToken->Text) +
+                   "'), not bounded by the row width; it stays in the row only while the table "
+                   "spans the whole sequence";
     } else if (St.B == Bound::Seq || St.PosFromSeq) {
       std::string By = St.BoundBy ? (St.BoundBy->Text.empty() ? nameOf(St.BoundBy)
                                                                : St.BoundBy->Text)
