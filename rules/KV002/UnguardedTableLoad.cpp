@@ -92,6 +92,17 @@ std::string leafName(const std::string &S) {
 
 bool knownInteger(const Node *N) { return N && N->Ty.known() && !N->Ty.Pointer; }
 
+/// A null pointer constant (0, nullptr, NULL), through casts.
+bool nullPtr(const Node *N) {
+  for (unsigned I = 0; N && I < 8 && (N->K == Kind::Cast || N->K == Kind::Var); ++I)
+    N = N->op(0);
+  if (!N)
+    return false;
+  if (N->K == Kind::Const)
+    return N->Value == 0;
+  return N->Text == "nullptr" || N->Text == "NULL" || N->Name == "nullptr";
+}
+
 /// Splits an address into its base pointer and additive integer terms. An
 /// untyped `Add` in base position (a pointer the frontend could not type,
 /// `p = helper(...)`) splits at its one operand that is not an integer.
@@ -127,6 +138,19 @@ void splitAddress(const Node *A, const Node *&Base, std::vector<const Node *> &T
     splitAddress(A->op(0), Base, Terms, CallsInlined, Depth + 1);
     AddTerms(A->op(1));
     return;
+  }
+  // p = table ? table + row * W : nullptr: the pointer is the non-null arm.
+  if ((A->K == Kind::Select && A->Ops.size() == 3) || (A->K == Kind::Phi && A->Ops.size() == 2)) {
+    const Node *X = A->K == Kind::Select ? A->op(1) : A->op(0);
+    const Node *Y = A->K == Kind::Select ? A->op(2) : A->op(1);
+    if (nullPtr(X) && !nullPtr(Y)) {
+      splitAddress(Y, Base, Terms, CallsInlined, Depth + 1);
+      return;
+    }
+    if (nullPtr(Y) && !nullPtr(X)) {
+      splitAddress(X, Base, Terms, CallsInlined, Depth + 1);
+      return;
+    }
   }
   if (A->K == Kind::Add && !A->Ty.known() && A->Ops.size() == 2) {
     const Node *L = A->op(0), *R = A->op(1);
@@ -431,6 +455,15 @@ struct UnguardedTableLoad::Check {
     return seqOnly(Root, Active, 0) == 2;
   }
 
+  /// A size: a parameter, member, constexpr or unknown leaf (through
+  /// locals and casts), not a value read from memory or a launch index.
+  static bool sizeLeaf(const Node *N) {
+    for (unsigned I = 0; N && I < 16 && (N->K == Kind::Var || N->K == Kind::Cast); ++I)
+      N = N->op(0);
+    return N && (N->K == Kind::Param || N->K == Kind::Symbolic || N->K == Kind::Unknown ||
+                 N->K == Kind::Const);
+  }
+
   /// 0: not bounded by a sequence length; 1: constant-like (constants,
   /// lanes); 2: bounded by a sequence length.
   int seqOnly(const Node *E, std::vector<const Node *> &Active, unsigned Depth) const {
@@ -451,6 +484,10 @@ struct UnguardedTableLoad::Check {
     default:
       break;
     }
+    // An opaque call (a header the scan does not have: cute::ceil_div) whose
+    // arguments, as written, name a sequence length.
+    if (E->K == Kind::Call && E->Ops.empty())
+      return !E->Text.empty() && std::regex_search(E->Text, R.SeqRe) ? 2 : 0;
     if (E->Ops.empty())
       return 0;
     Active.push_back(E);
@@ -460,9 +497,15 @@ struct UnguardedTableLoad::Check {
       for (const Node *O : E->Ops)
         R2 = std::max(R2, seqOnly(O, Active, Depth + 1));
     } else {
+      // A scale (n_block * kBlockN, x / page_size) keeps the bound when the
+      // scale is a size: a parameter, a constant, not a read from memory.
+      bool Scale = E->K == Kind::Mul || E->K == Kind::Div || E->K == Kind::Shl ||
+                   E->K == Kind::Shr;
       R2 = 1;
       for (const Node *O : E->Ops) {
         int X = seqOnly(O, Active, Depth + 1);
+        if (X == 0 && Scale && sizeLeaf(O))
+          X = 1;
         if (X == 0) {
           R2 = 0;
           break;

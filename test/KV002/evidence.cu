@@ -62,3 +62,25 @@ __global__ void per_expert(int64_t *out, const int *expert_first_row, int num_ro
   if (row < num_rows)
     out[row] = expert_first_row[row / block_size_m];
 }
+
+// Positive: an optional table (flash-attention's paged KV): the row pointer
+// is null without a table, and the table is the other arm.
+__global__ void optional_table(int64_t *slots, const int *block_table, const int64_t *positions,
+                               int block_table_stride, int block_size) {
+  const int *row =
+      block_table == nullptr ? nullptr : block_table + blockIdx.x * block_table_stride;
+  int64_t pos = positions[threadIdx.x];
+  slots[threadIdx.x] = row[pos / block_size];
+  // CHECK: evidence.cu:[[@LINE-1]]:24: warning: table load reads column 'pos / block_size'{{.*}}[kvlint-unguarded-table-load]
+}
+
+// Negative: the optional table, column bounded by the row width.
+__global__ void optional_table_guarded(int64_t *slots, const int *block_table,
+                                       const int64_t *positions, int block_table_stride,
+                                       int block_size) {
+  const int *row =
+      block_table == nullptr ? nullptr : block_table + blockIdx.x * block_table_stride;
+  int64_t col = positions[threadIdx.x] / block_size;
+  if (col < block_table_stride)
+    slots[threadIdx.x] = row[col];
+}
