@@ -260,7 +260,11 @@ struct UnguardedTableLoad::Check {
         return nullptr; // threadIdx / 4: a lane, not a position
       bool Named = blockSize(Den);
       const Fact &FD = M.of(Den);
+      // A literal counts as a block size from 8 (a shift from 3): x / 2 in
+      // a binary search and dim >> 1 in a rotary table are not blocks.
       bool Literal = FD.I && FD.I->Lo == FD.I->Hi && FD.I->Lo > 1;
+      if (Literal && FD.I->Lo < (T->K == Kind::Shr ? 3 : 8))
+        return nullptr;
       if (Named || (Literal && TableNamed) ||
           (T->K == Kind::Shr && TableNamed && !Literal))
         return T;
@@ -544,6 +548,7 @@ struct UnguardedTableLoad::Check {
     const Node *BoundBy = nullptr; ///< the large side that bounds it
     bool PosFromSeq = false;      ///< the position is itself a sequence length (seq_len - 1)
     const Node *RealToken = nullptr; ///< padded tokens left earlier (slot_mapping[t] < 0)
+    bool FromGrid = false;        ///< the position comes from launch indices alone
     bool LoopColumn = false;      ///< a loop counter bounded by cdiv(seq_len, bs)
   };
 
@@ -715,7 +720,11 @@ struct UnguardedTableLoad::Check {
       // token's, inside its sequence.
       if (St.B == Bound::None && !St.PosFromSeq)
         St.RealToken = padExit(A);
-      if (St.B == Bound::Seq || St.PosFromSeq || St.RealToken) {
+      // A position computed from launch indices alone (pos = program_id(0))
+      // is bounded by the grid the launcher sizes, not read from memory.
+      if (!St.PosFromSeq && !St.RealToken && St.B != Bound::Seq && fromGrid(Pos))
+        St.FromGrid = true;
+      if (St.B == Bound::Seq || St.PosFromSeq || St.RealToken || St.FromGrid) {
         if (R.Latent)
           report(A, St, Strides);
         continue;
@@ -727,6 +736,27 @@ struct UnguardedTableLoad::Check {
         continue;
       report(A, St, Strides);
     }
+  }
+
+  /// Is the position computed from launch indices (and sizes, constants)
+  /// alone, with no value read from memory?
+  bool fromGrid(const Node *Pos) const {
+    bool Launch = false;
+    std::vector<const Node *> Stack = {Pos}, Seen;
+    while (!Stack.empty() && Seen.size() < 1024) {
+      const Node *N = Stack.back();
+      Stack.pop_back();
+      if (!N || std::find(Seen.begin(), Seen.end(), N) != Seen.end())
+        continue;
+      Seen.push_back(N);
+      if (N->K == Kind::Load || N->K == Kind::Call || N->K == Kind::Unknown)
+        return false;
+      if (N->K == Kind::LaunchIdx)
+        Launch = true;
+      for (const Node *O : N->Ops)
+        Stack.push_back(O);
+    }
+    return Launch;
   }
 
   /// An early exit (or enclosing guard) that skips padded tokens: a test
@@ -828,6 +858,13 @@ struct UnguardedTableLoad::Check {
       Fd.Message = "table load reads column '" + ColText + "', a loop counter bounded by '" + By +
                    "', the sequence length in blocks, not by the row width; it stays in the "
                    "row only while the table spans the whole sequence";
+    } else if (St.FromGrid) {
+      std::string P = St.Div->op(0)->Text.empty() ? nameOf(St.Div->op(0)) : St.Div->op(0)->Text;
+      Fd.Message = "table load reads column '" + ColText +
+                   "', a position divided by a block size, where the position '" + P +
+                   "' comes from launch indices: bounded by the grid the launcher sizes, not by "
+                   "the row width; it stays in the row only while the grid stays inside the "
+                   "sequence";
     } else if (St.RealToken) {
       Fd.Message = "table load reads column '" + ColText +
                    "', a position divided by a block size, of a real token (padded tokens "

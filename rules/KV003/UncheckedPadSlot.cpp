@@ -276,6 +276,15 @@ struct UncheckedPadSlot::Check {
       return true;
     if (P && P->K == Kind::Load && sameExpr(P->op(0), S.Load->op(0)))
       return true; // the same table entry read again
+    // A merge one of whose arms is the slot (slot = table ? table[t] : t):
+    // a test on the merged value holds for the slot arm too.
+    if (P && (P->K == Kind::Select || P->K == Kind::Phi))
+      for (size_t I = P->K == Kind::Select ? 1 : 0; I < P->Ops.size(); ++I) {
+        const Node *Arm = plain(P->Ops[I], Inlined);
+        if (Arm == S.Load ||
+            (Arm && Arm->K == Kind::Load && sameExpr(Arm->op(0), S.Load->op(0))))
+          return true;
+      }
     // The same local read again (a re-lowered use).
     if (X && X->K == Kind::Var && S.Holder && X->Name == S.Holder->Name && !X->Name.empty())
       return plain(S.Holder, Inlined) == P;

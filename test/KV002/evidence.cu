@@ -84,3 +84,17 @@ __global__ void optional_table_guarded(int64_t *slots, const int *block_table,
   if (col < block_table_stride)
     slots[threadIdx.x] = row[col];
 }
+
+// Negative: a binary search over a sorted index table: (lo + hi) / 2 is a
+// midpoint, not a position divided by a block size.
+__global__ void binary_search(int *out, const int *sorted_indices, int n, int target) {
+  int lo = 0, hi = n;
+  while (lo < hi) {
+    int mid = (lo + hi) / 2;
+    if (sorted_indices[mid] >= target)
+      hi = mid;
+    else
+      lo = mid + 1;
+  }
+  out[blockIdx.x] = lo;
+}

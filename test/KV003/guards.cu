@@ -161,3 +161,15 @@ __global__ void helper_nullptr(const float *key, float *key_cache, const int64_t
     return;
   dst[threadIdx.x] = key[blockIdx.x * n + threadIdx.x];
 }
+
+// Negative: an optional slot table merged with the identity, the pad tested
+// on the merged value (FlashInfer's Mamba state-cache kernels).
+__global__ void optional_state_slots(const float *x, float *state_cache,
+                                     const int32_t *state_batch_indices, int64_t pad_slot_id,
+                                     int64_t dim) {
+  const int64_t seq = blockIdx.x;
+  const int64_t cache_slot = state_batch_indices ? (int64_t)state_batch_indices[seq] : seq;
+  if (cache_slot == pad_slot_id)
+    return;
+  state_cache[cache_slot * dim + threadIdx.x] = x[seq * dim + threadIdx.x];
+}

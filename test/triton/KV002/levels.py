@@ -69,3 +69,14 @@ def window_bounded(block_table_ptr, positions_ptr, token_to_req_ptr, out_ptr, st
     blk = tl.load(block_table_ptr + req * stride_bt + col, mask=(pos >= 0) & (col < stride_bt),
                   other=-1)
     tl.store(out_ptr + t * W + tl.arange(0, W), blk)
+
+
+# Latent: the position is the program id (one program per position, the
+# launcher sizes the grid from the sequence length): bounded by the grid.
+@triton.jit
+def position_from_grid(block_table_ptr, out_ptr, stride_bt, BLOCK_SIZE: tl.constexpr):
+    pos = tl.program_id(0)
+    b = tl.program_id(1)
+    # LATENT: levels.py:[[@LINE+1]]:11: warning: table load reads column 'pos // BLOCK_SIZE', a position divided by a block size, where the position 'pos' comes from launch indices: bounded by the grid the launcher sizes{{.*}}[kvlint-unguarded-table-load]
+    blk = tl.load(block_table_ptr + b * stride_bt + pos // BLOCK_SIZE)
+    tl.store(out_ptr + b * 4096 + pos, blk)
