@@ -37,7 +37,7 @@ std::vector<OptionSpec> UncheckedPadSlot::options() const {
       {"StoreIndexPattern", "indices|_locs?(_ptr)?$",
        "regex (case-insensitive) of index tables that count as slot mappings only in a store "
        "into a cache (CachePattern): the indices of a KV-store kernel"},
-      {"NotSlotPattern", "token|query|req_|request|seq|expert|topk",
+      {"NotSlotPattern", "token|query|req_|request|seq|expert|topk|chunk",
        "regex (case-insensitive) of index tables that are never slots even in a store into a "
        "cache (last_token_indices, expert indices): StoreIndexPattern does not apply to them"},
       {"CachePattern", "cache|kv_buffer|k_buffer|v_buffer|kv_pool|kv_data|k_data|v_data",

@@ -163,3 +163,12 @@ def cache_by_token_index(h_ptr, cached_h_ptr, last_token_indices_ptr, stride, DI
     last = tl.load(last_token_indices_ptr + r)
     d = tl.arange(0, DIM)
     tl.store(cached_h_ptr + r * stride + d, tl.load(h_ptr + last * stride + d))
+
+
+# Negative: a chunk-to-sequence index table (varlen chunking) is not a slot
+# mapping, even in a store into a state cache.
+@triton.jit
+def final_state_by_chunk(x_ptr, cache_out, chunk_indices, D: tl.constexpr):
+    i_n = tl.load(chunk_indices + tl.program_id(0) * 2).to(tl.int32)
+    d = tl.arange(0, D)
+    tl.store(cache_out + i_n * D + d, tl.load(x_ptr + d))
