@@ -262,9 +262,10 @@ struct UnguardedTableLoad::Check {
       const Fact &FD = M.of(Den);
       // A literal counts as a block size from 8 (a shift from 3): x / 2 in
       // a binary search and dim >> 1 in a rotary table are not blocks.
-      bool Literal = FD.I && FD.I->Lo == FD.I->Hi && FD.I->Lo > 1;
-      if (Literal && FD.I->Lo < (T->K == Kind::Shr ? 3 : 8))
+      bool IsConst = FD.I && FD.I->Lo == FD.I->Hi;
+      if (IsConst && FD.I->Lo < (T->K == Kind::Shr ? 3 : 8))
         return nullptr;
+      bool Literal = IsConst && FD.I->Lo > 1;
       if (Named || (Literal && TableNamed) ||
           (T->K == Kind::Shr && TableNamed && !Literal))
         return T;

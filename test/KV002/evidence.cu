@@ -98,3 +98,10 @@ __global__ void binary_search(int *out, const int *sorted_indices, int n, int ta
   }
   out[blockIdx.x] = lo;
 }
+
+// Negative: a rotary frequency table at dim >> 1 (one frequency per pair).
+__global__ void rotary_table(float *out, const float *freq_table, int head_dim) {
+  int dim_idx = blockIdx.x * blockDim.x + threadIdx.x;
+  if (dim_idx < head_dim)
+    out[dim_idx] = freq_table[dim_idx >> 1];
+}
