@@ -34,7 +34,8 @@ namespace kvlint {
 std::vector<OptionSpec> UnguardedTableLoad::options() const {
   return {
       {"TablePattern",
-       "table|req_to_token|req_to_page|indices|page_ids|block_ids|blocks|pages|kv_indptr|token_to",
+       "table|req_to_token|req_to_page|indices|page_ids|block_ids|blocks|pages|kv_indptr|token_to|"
+       "block_offsets|page_entr",
        "regex (case-insensitive) of table pointer names (also struct fields); a column divided "
        "by a plain literal counts only on such a table"},
       {"WidthPattern",
