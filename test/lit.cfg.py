@@ -54,6 +54,10 @@ clangxx = tool("clang++")
 if clangxx:
     config.available_features.add("clang")
     config.substitutions.append(("%clang-ptx", "%s %s -O2 -S -o -" % (clangxx, cuda_flags)))
+    # The AMD twin (test/isa): gfx942 assembly, no ROCm (the kernels take their indices from
+    # the amdgcn builtins).
+    config.substitutions.append(("%clang-gfx942", "%s -x hip --offload-arch=gfx942 -nogpuinc "
+                                 "-nogpulib --cuda-device-only -O2 -std=c++17 -S -o -" % clangxx))
 
 kvlint = os.path.join(build, "bin", "kvlint")
 if os.path.exists(kvlint):

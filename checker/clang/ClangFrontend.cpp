@@ -3,6 +3,7 @@
 
 #include "clang/AST/ASTConsumer.h"
 #include "clang/AST/ASTContext.h"
+#include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/Basic/Diagnostic.h"
 #include "clang/Frontend/CompilerInstance.h"
 #include "clang/Frontend/FrontendAction.h"
@@ -79,48 +80,106 @@ class CountErrors : public DiagnosticConsumer {
 public:
   unsigned Errors = 0;
   std::string First;
+  /// Errors located in the main file, for naming the functions they hit.
+  struct At {
+    unsigned Offset = 0, Line = 0;
+    bool Fatal = false;
+    std::string Why;
+  };
+  std::vector<At> InMain;
   void HandleDiagnostic(DiagnosticsEngine::Level L, const Diagnostic &D) override {
     if (L < DiagnosticsEngine::Error)
       return;
     ++Errors;
-    if (First.empty()) {
-      SmallString<128> Msg;
-      D.FormatDiagnostic(Msg);
-      First = std::string(Msg);
-      if (D.hasSourceManager() && D.getLocation().isValid()) {
-        PresumedLoc P = D.getSourceManager().getPresumedLoc(D.getLocation());
-        if (P.isValid())
-          First = std::to_string(P.getLine()) + ":" + std::to_string(P.getColumn()) + ": " +
-                  First;
-      }
+    SmallString<128> Msg;
+    D.FormatDiagnostic(Msg);
+    std::string Text(Msg);
+    if (D.hasSourceManager() && D.getLocation().isValid()) {
+      const SourceManager &SM = D.getSourceManager();
+      PresumedLoc P = SM.getPresumedLoc(D.getLocation());
+      if (P.isValid())
+        Text = std::to_string(P.getLine()) + ":" + std::to_string(P.getColumn()) + ": " + Text;
+      SourceLocation E = SM.getExpansionLoc(D.getLocation());
+      if (SM.isInMainFile(E) && InMain.size() < 1000)
+        InMain.push_back({SM.getFileOffset(E), SM.getExpansionLineNumber(E),
+                          L == DiagnosticsEngine::Fatal, Text});
     }
+    if (First.empty())
+      First = Text;
   }
+};
+
+/// Names the main-file functions a parse error falls in.
+class FindGaps : public RecursiveASTVisitor<FindGaps> {
+public:
+  FindGaps(const SourceManager &SM, const CountErrors &Diags, std::vector<LoweredFile::Gap> &Out)
+      : SM(SM), Diags(Diags), Out(Out) {}
+  bool shouldVisitTemplateInstantiations() const { return false; }
+  bool VisitFunctionDecl(FunctionDecl *FD) {
+    if (!FD->doesThisDeclarationHaveABody() && !FD->isInvalidDecl())
+      return true;
+    SourceLocation B = SM.getExpansionLoc(FD->getBeginLoc());
+    SourceLocation E = SM.getExpansionLoc(FD->getEndLoc());
+    if (B.isInvalid() || !SM.isInMainFile(B))
+      return true;
+    unsigned BO = SM.getFileOffset(B);
+    unsigned EO = E.isValid() && SM.isInMainFile(E) ? SM.getFileOffset(E) : ~0u;
+    for (const CountErrors::At &A : Diags.InMain)
+      if (A.Offset >= BO && A.Offset <= EO) {
+        Out.push_back({FD->getQualifiedNameAsString(), SM.getExpansionLineNumber(B), A.Why});
+        break;
+      }
+    return true;
+  }
+
+private:
+  const SourceManager &SM;
+  const CountErrors &Diags;
+  std::vector<LoweredFile::Gap> &Out;
 };
 
 class LowerConsumer : public ASTConsumer {
 public:
-  LowerConsumer(Language L, std::vector<std::unique_ptr<Function>> &Out) : L(L), Out(Out) {}
-  void HandleTranslationUnit(ASTContext &Ctx) override { lowerASTContext(Ctx, L, true, Out); }
+  LowerConsumer(Language L, std::vector<std::unique_ptr<Function>> &Out,
+                const CountErrors &Diags, std::vector<LoweredFile::Gap> &Gaps)
+      : L(L), Out(Out), Diags(Diags), Gaps(Gaps) {}
+  void HandleTranslationUnit(ASTContext &Ctx) override {
+    lowerASTContext(Ctx, L, true, Out);
+    if (Diags.InMain.empty())
+      return;
+    FindGaps(Ctx.getSourceManager(), Diags, Gaps).TraverseDecl(Ctx.getTranslationUnitDecl());
+    // A fatal error (bracket depth) ends the parse: say where.
+    for (const CountErrors::At &A : Diags.InMain)
+      if (A.Fatal) {
+        Gaps.push_back({"", A.Line, A.Why});
+        break;
+      }
+  }
 
 private:
   Language L;
   std::vector<std::unique_ptr<Function>> &Out;
+  const CountErrors &Diags;
+  std::vector<LoweredFile::Gap> &Gaps;
 };
 
 class LowerAction : public ASTFrontendAction {
 public:
   LowerAction(Language L, std::vector<std::unique_ptr<Function>> &Out,
-              std::set<std::string> &Missing)
-      : L(L), Out(Out), Missing(Missing) {}
+              std::set<std::string> &Missing, const CountErrors &Diags,
+              std::vector<LoweredFile::Gap> &Gaps)
+      : L(L), Out(Out), Missing(Missing), Diags(Diags), Gaps(Gaps) {}
   std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance &CI, StringRef) override {
     CI.getPreprocessor().addPPCallbacks(std::make_unique<SkipMissing>(Missing));
-    return std::make_unique<LowerConsumer>(L, Out);
+    return std::make_unique<LowerConsumer>(L, Out, Diags, Gaps);
   }
 
 private:
   Language L;
   std::vector<std::unique_ptr<Function>> &Out;
   std::set<std::string> &Missing;
+  const CountErrors &Diags;
+  std::vector<LoweredFile::Gap> &Gaps;
 };
 
 std::vector<std::string> baseArgs(const ClangInput &In, bool Host) {
@@ -193,8 +252,9 @@ LoweredFile lowerClangFile(const ClangInput &In) {
     auto Files = llvm::makeIntrusiveRefCnt<FileManager>(FileSystemOptions(), Overlay);
     std::vector<std::unique_ptr<Function>> Fns;
     CountErrors Diags;
+    std::vector<LoweredFile::Gap> Gaps;
     tooling::ToolInvocation Inv(baseArgs(In, Pass == 1),
-                                std::make_unique<LowerAction>(In.Lang, Fns, Missing),
+                                std::make_unique<LowerAction>(In.Lang, Fns, Missing, Diags, Gaps),
                                 Files.get());
     Inv.setDiagnosticConsumer(&Diags);
     bool Ok = Inv.run();
@@ -204,6 +264,13 @@ LoweredFile lowerClangFile(const ClangInput &In) {
       FirstError = Diags.First;
     for (auto &F : Fns)
       Result.Functions.push_back(std::move(F));
+    for (LoweredFile::Gap &G : Gaps) { // both passes may see the same one
+      bool Seen = false;
+      for (const LoweredFile::Gap &H : Result.Gaps)
+        Seen |= H.Function == G.Function && H.Line == G.Line;
+      if (!Seen)
+        Result.Gaps.push_back(std::move(G));
+    }
   }
   if (!Missing.empty()) {
     std::string S = "headers not found, analysed without them:";

@@ -20,6 +20,8 @@ Bound exact(int64_t Lo, int64_t Hi) {
   Bound B;
   B.Lo = Lo;
   B.Hi = Hi;
+  B.Shaped = Lo >= 0;
+  B.Scale = std::max<int64_t>(Hi, 1);
   return B;
 }
 
@@ -107,6 +109,61 @@ Bound typeBound(const IntTy &T) {
   if (T.Signed)
     return exact(-(int64_t(1) << (T.Bits - 1)), (int64_t(1) << (T.Bits - 1)) - 1);
   return exact(0, (int64_t(1) << T.Bits) - 1);
+}
+
+// Couplings of envelope dimensions: pairs whose product is bounded by a
+// third dimension, because no deployment has both maxima at once.
+//   pages x page size        -> a slot (KvSlots)
+//   heads x head dim         -> all heads of a token (Hidden)
+//   heads x a bare row width (h * d) -> the row is per head: Hidden
+//   (requests | grid) x tokens -> a token of the flattened batch (bos = i_b * T)
+//   grid x tile (pid * BLOCK)  -> a row of the launch's dimension (Tokens)
+int64_t Bounds::capOf(std::vector<const Dimension *> Shape, int64_t Scale, std::string &How) {
+  static const char *Rules[][3] = {{"KvPages", "BlockSize", "KvSlots"},
+                                   {"Heads", "HeadDim", "Hidden"},
+                                   {"Heads", "Intermediate", "Hidden"},
+                                   {"Requests", "Tokens", "Tokens"},
+                                   {"Grid", "Tokens", "Tokens"},
+                                   {"Grid", "Constexpr", "Tokens"}};
+  auto Take = [&](const char *K) {
+    for (size_t I = 0; I < Shape.size(); ++I)
+      if (Shape[I]->Key == K) {
+        Shape.erase(Shape.begin() + I);
+        return true;
+      }
+    return false;
+  };
+  for (bool Again = true; Again;) {
+    Again = false;
+    for (auto &R : Rules) {
+      std::vector<const Dimension *> Saved = Shape;
+      if (Take(R[0]) && Take(R[1])) {
+        Shape.push_back(E.byKey(R[2]));
+        How += std::string(How.empty() ? "" : ", ") + R[0] + " x " + R[1] + " <= Envelope." +
+               R[2];
+        Again = true;
+      } else {
+        Shape = Saved;
+      }
+    }
+  }
+  // An index into a space of P elements is at most P - 1.
+  I128 P = Scale;
+  bool Index = false;
+  for (const Dimension *D : Shape) {
+    P *= E.bound(*D, Beyond);
+    Index |= !E.isSize(*D);
+  }
+  if (Index && P > 0)
+    P -= 1;
+  if (!How.empty()) {
+    std::string Dims;
+    for (const Dimension *D : Shape)
+      Dims += std::string(Dims.empty() ? "" : " x ") + D->Key;
+    How = Dims + (Scale > 1 ? " x " + withCommas(Scale) : "") + " (" + How + ") = " +
+          withCommas(sat(P));
+  }
+  return sat(P);
 }
 
 void Bounds::collectAtoms(const Node *C, bool Positive) {
@@ -228,6 +285,8 @@ Bound Bounds::dim(const Dimension &D, const std::string &Name, const char *How) 
   B.Exact = false;
   B.Why = "'" + Name + "' " + How + ": Envelope." + D.Key + " = " + withCommas(B.Hi);
   B.Dim = &D;
+  B.Shape = {&D};
+  B.Shaped = true;
   return B;
 }
 
@@ -360,10 +419,20 @@ Bound Bounds::compute(const Node *N) {
     return B;
   }
   case Kind::Add: {
-    Bound R = derived(A(), Bv(), sat(I128(A().Lo) + Bv().Lo), sat(I128(A().Hi) + Bv().Hi));
-    // page * bs + off (off < bs) is still a slot.
-    if (A().Dim && A().Dim->Key == std::string("KvSlots") && Bv().Exact)
-      R.Dim = A().Dim;
+    const Bound &X = A(), &Y = Bv();
+    Bound R = derived(X, Y, sat(I128(X.Lo) + Y.Lo), sat(I128(X.Hi) + Y.Hi));
+    // row * width + col (col < width) stays inside the row's shape: the
+    // larger term's shape is the sum's. A shape is an exclusive bound, so
+    // the smaller term must be an offset within it.
+    const Bound &Big = X.Hi >= Y.Hi ? X : Y, &Small = X.Hi >= Y.Hi ? Y : X;
+    if (Big.Shaped && Small.Shaped && Small.Lo >= 0 && !Big.Shape.empty() &&
+        Small.Hi < E.bound(*Big.Shape.back(), Beyond)) {
+      R.Shape = Big.Shape;
+      R.Scale = Big.Scale;
+      R.Shaped = true;
+      if (R.Shape.size() == 1)
+        R.Dim = R.Shape[0];
+    }
     return R;
   }
   case Kind::Sub:
@@ -372,10 +441,6 @@ Bound Bounds::compute(const Node *N) {
     const Bound &X = A(), &Y = Bv();
     I128 C[4] = {I128(X.Lo) * Y.Lo, I128(X.Lo) * Y.Hi, I128(X.Hi) * Y.Lo, I128(X.Hi) * Y.Hi};
     Bound R = derived(X, Y, sat(*std::min_element(C, C + 4)), sat(*std::max_element(C, C + 4)));
-    // A page times the page size is a slot: the pool bounds it, not the
-    // product of the two bounds (a pool of 4M one-token pages has no page of
-    // 1,024 tokens).
-    auto Is = [](const Bound &B, const char *K) { return B.Dim && B.Dim->Key == K; };
     // (x / y) * y is at most x, also when x / y is picked by a ?: whose
     // other arm is a constant (h = heads == 1 ? 0 : i / upr; h * upr).
     for (int I = 0; I < 2; ++I) {
@@ -405,22 +470,19 @@ Bound Bounds::compute(const Node *N) {
         R.Exact = of(N->op(I)).Exact;
       }
     }
-    // Likewise all heads of a token: heads times head dim is at most the
-    // hidden size (the envelope's largest heads and largest head dim never
-    // come in one model).
-    if ((Is(X, "Heads") && Is(Y, "HeadDim")) || (Is(X, "HeadDim") && Is(Y, "Heads"))) {
-      const Dimension &Hd = *E.byKey("Hidden");
-      R.Hi = std::min(R.Hi, E.bound(Hd, Beyond));
-      R.Dim = &Hd;
-      R.Why = "'" + N->Text + "': heads times head dim, all heads of a token (Envelope.Hidden = " +
-              withCommas(E.bound(Hd, Beyond)) + ")";
-    }
-    if ((Is(X, "KvPages") && Is(Y, "BlockSize")) || (Is(X, "BlockSize") && Is(Y, "KvPages"))) {
-      const Dimension &S = *E.byKey("KvSlots");
-      R.Hi = std::min(R.Hi, E.bound(S, Beyond));
-      R.Dim = &S;
-      R.Why = (Is(X, "KvPages") ? X : Y).Why + ", times the page size: a slot (Envelope.KvSlots = " +
-              withCommas(E.bound(S, Beyond)) + ")";
+    // Shapes: the product's dimensions, with couplings the envelope's
+    // independent maxima miss (pages x page size is a slot).
+    R.Shape = X.Shape;
+    R.Shape.insert(R.Shape.end(), Y.Shape.begin(), Y.Shape.end());
+    R.Scale = sat(I128(X.Scale) * Y.Scale);
+    R.Shaped = X.Shaped && Y.Shaped;
+    if (R.Shaped) {
+      std::string How;
+      int64_t Cap = capOf(R.Shape, R.Scale, How);
+      if (!How.empty() && Cap < R.Hi) {
+        R.Hi = Cap;
+        R.Why = "'" + N->Text + "' spans " + How;
+      }
     }
     return R;
   }

@@ -31,22 +31,24 @@ const DimSpec Specs[] = {
     {"Layers", 128, "layer", "Llama 3.1 405B: 126 layers"},
     {"HeadDim", 576,
      "head_?(dim|size)|headdim|^d_?head$|^hd$|^d_?[kv]$|^qk_?dim|rope_?dim|kv_?lora|lora_?rank|"
-     "^d_?rounded$|^[KV]$",
+     "^d_?rounded$|^[KV]$|d_?state|state_?dim",
      "MLA: 512 latent + 64 rope dimensions (DeepSeek V3)"},
     {"Heads", 128,
-     "head|^h$|^h_?[qkv]$|^h_?kv$|^nh|^n_?h$|^num_?[qk]?_?heads|^kv_?heads|^q_?heads",
+     "head|^h$|^h_?[qkv]$|^h_?kv$|^nh|^n_?h$|^num_?[qk]?_?heads|^kv_?heads|^q_?heads|"
+     "^(pid|i|idx|off)_?h[qkv]?$",
      "DeepSeek V3/R1: 128 query heads"},
     {"Hidden", 16384, "hidden|d_?model|model_?dim|n_?embd|embed_?dim|^dim$",
      "Llama 3.1 405B: hidden size 16,384"},
     {"Intermediate", 65536, "intermediate|ffn|inter_?(size|dim)|^d$",
      "Llama 3.1 405B: FFN size 53,248; a bare 'd' is an activation row (act_and_mul's d)"},
-    {"KvSlots", 4194304,
+    {"KvSlots", 8388608,
      "slot|^loc$|_loc$|^loc_|cache_?loc|kv_?indices|req_?to_?token|token_?to_?kv",
-     "SGLang's 3.7M-slot DeepSeek pool on MI300X"},
-    {"KvPages", 4194304,
+     "pools past 7.3M slots run in production: SGLang's DeepSeek MLA store wrapped at slot "
+     "7,341,824 (3.7M-slot pools are common on MI300X)"},
+    {"KvPages", 8388608,
      "page|block_?(id|idx|ids|num|no|table|tables)|^block$|^blk|physical_?block|^num_?blocks|"
      "max_?num_?blocks|max_?blocks",
-     "at page size 1 (SGLang) pages are slots: 4,194,304"},
+     "at page size 1 (SGLang) pages are slots: 8,388,608"},
     {"Context", 1048576,
      "seq_?len|seqlen|context|ctx|kv_?len|max_?seq|^pos$|^pos_|_pos$|position|^len$|_len$|"
      "cache_?len|prefix",
@@ -68,9 +70,9 @@ const DimSpec Specs[] = {
      "64k-token step, or per row"},
     {"Constexpr", 1024, "$^",
      "a compile-time constant of unknown value (a tile size, a template parameter)"},
-    {"Unknown", 32768, "$^",
+    {"Unknown", 8192, "$^",
      "a parameter, member or call result that no fact and no name bounds: two such values "
-     "multiply without wrapping, three do not"},
+     "times a warp's 32 lanes still fit, three such values do not"},
 };
 
 bool parseInt(const std::string &S, int64_t &V) {

@@ -65,6 +65,13 @@ static void dumpRec(const Node *N, std::string &S, unsigned Depth) {
   default: break;
   }
   if (!N->Name.empty()) S += " " + N->Name;
+  // Facts from outside the body, only when present: [lo,hi] @name/div
+  if (N->Hint.HasRange)
+    S += " [" + std::to_string(N->Hint.Lo) + "," + std::to_string(N->Hint.Hi) + "]";
+  if (!N->Hint.BoundBy.empty()) {
+    S += " @" + N->Hint.BoundBy;
+    if (N->Hint.BoundDiv != 1) S += "/" + std::to_string(N->Hint.BoundDiv);
+  }
   // A variable's value is printed once per use; keep dumps short by not
   // expanding through variables more than one level deep.
   if (N->K == Kind::Var) { S += ")"; return; }

@@ -2,6 +2,7 @@
 #include "kvlint/Report.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -191,12 +192,6 @@ static std::string fnv(const std::string &S) {
   return B;
 }
 
-static std::string trim(const std::string &S) {
-  size_t B = S.find_first_not_of(" \t");
-  size_t E = S.find_last_not_of(" \t");
-  return B == std::string::npos ? "" : S.substr(B, E - B + 1);
-}
-
 static std::string uri(const std::string &Path) {
   std::string O;
   for (unsigned char C : Path) {
@@ -211,8 +206,42 @@ static std::string uri(const std::string &Path) {
   return O;
 }
 
+std::vector<std::string>
+fingerprints(const std::vector<Finding> &Fs, SourceCache &Src,
+             const std::function<std::string(const std::string &)> &FileKey) {
+  auto Squeeze = [](const std::string &T) {
+    std::string O;
+    for (char C : T)
+      if (!std::isspace((unsigned char)C))
+        O += C;
+    return O;
+  };
+  std::vector<std::string> Out;
+  std::map<std::string, unsigned> Occurrence;
+  for (const Finding &F : Fs) {
+    const SrcLoc &B = F.Range.Begin, &E = F.Range.End;
+    std::string Text;
+    const std::string *File = Src.get(B.File);
+    if (File && E.valid() && (E.File.empty() || E.File == B.File) && E.Offset > B.Offset &&
+        E.Offset - B.Offset <= 1024 && E.Offset <= File->size())
+      Text = File->substr(B.Offset, E.Offset - B.Offset);
+    else
+      Text = Src.line(B.File, B.Line);
+    std::string Key = F.Code + "|" + (FileKey ? FileKey(B.File) : B.File) + "|" + F.Function +
+                      "|" + Squeeze(Text);
+    Out.push_back(fnv(Key + "|" + std::to_string(Occurrence[Key]++)));
+  }
+  return Out;
+}
+
 void renderSarif(const std::vector<Finding> &Fs, const std::vector<FileNote> &Notes,
-                 SourceCache &Src, std::ostream &OS) {
+                 SourceCache &Src, std::ostream &OS,
+                 const std::vector<std::string> *Fingerprints) {
+  std::vector<std::string> Own;
+  if (!Fingerprints || Fingerprints->size() != Fs.size()) {
+    Own = fingerprints(Fs, Src);
+    Fingerprints = &Own;
+  }
   OS << "{\"$schema\":\"https://json.schemastore.org/sarif-2.1.0.json\",\"version\":\"2.1.0\","
         "\"runs\":[{\"tool\":{\"driver\":{\"name\":\"kvlint\",\"informationUri\":"
         "\"https://github.com/kvlint/kvlint\",\"rules\":[";
@@ -224,21 +253,17 @@ void renderSarif(const std::vector<Finding> &Fs, const std::vector<FileNote> &No
        << "\"},\"helpUri\":\"docs/rules/" << R->code() << ".md\"}";
   }
   OS << "]}},\"results\":[";
-  std::map<std::string, unsigned> Occurrence;
   for (size_t I = 0; I < Fs.size(); ++I) {
     const Finding &F = Fs[I];
     const SrcLoc &B = F.Range.Begin, &E = F.Range.End;
-    // Stable across edits elsewhere in the file: the rule, the file, the
-    // function, the trimmed text of the line, and its occurrence index.
-    std::string Key = F.Code + "|" + B.File + "|" + F.Function + "|" + trim(Src.line(B.File, B.Line));
-    std::string FP = fnv(Key + "|" + std::to_string(Occurrence[Key]++));
+    const std::string &FP = (*Fingerprints)[I];
     OS << (I ? "," : "") << "\n{\"ruleId\":\"" << F.Code << "\",\"level\":\"warning\","
        << "\"message\":{\"text\":\"" << jsonEscape(F.Message) << "\"},\"locations\":[{"
        << "\"physicalLocation\":{\"artifactLocation\":{\"uri\":\"" << jsonEscape(uri(B.File))
        << "\"},\"region\":{\"startLine\":" << B.Line << ",\"startColumn\":" << B.Col
        << ",\"endLine\":" << (E.valid() ? E.Line : B.Line)
        << ",\"endColumn\":" << (E.valid() ? E.Col : B.Col) << "}}}],"
-       << "\"partialFingerprints\":{\"kvlintFingerprint/v1\":\"" << FP << "\"}";
+       << "\"partialFingerprints\":{\"kvlintFingerprint/v2\":\"" << FP << "\"}";
     if (!F.Fixes.empty()) {
       OS << ",\"fixes\":[{\"description\":{\"text\":\"widen or guard as the rule says\"},"
             "\"artifactChanges\":[{\"artifactLocation\":{\"uri\":\""

@@ -53,6 +53,7 @@ void FnLowerer::bindParams(TSNode Def, const std::vector<Val> *Pos,
       }
     }
     Node *N;
+    IntTy Annot = Constexpr ? IntTy() : annotatedType(TypeN);
     if (Constexpr && !Pos && !Kw && Fixed.count(Name)) {
       N = mk(Kind::Const, IntTy::boolean(), NameN);
       N->Value = Fixed.at(Name);
@@ -63,11 +64,51 @@ void FnLowerer::bindParams(TSNode Def, const std::vector<Val> *Pos,
     } else if (PtrParams.count(Name)) {
       N = mk(Kind::Param, IntTy::pointer(), NameN);
     } else {
-      N = mk(Kind::Param, i32(), NameN);
+      // `n: tl.int64` is a 64-bit scalar; unannotated integers are int32.
+      N = mk(Kind::Param, Annot.known() && !Annot.Bool ? Annot : i32(), NameN);
     }
     N->Name = Name;
+    if (Launch && !Pos && !Kw) {
+      // What every launch site passes (entry only: an inlined helper's
+      // parameters are the caller's values, which carry the caller's facts).
+      if (N->Ty.Pointer) {
+        auto E = Launch->Elem.find(Name);
+        if (E != Launch->Elem.end()) PtrElem[N] = E->second;
+      } else if (N->K == Kind::Param || N->K == Kind::Symbolic) {
+        auto H = Launch->Params.find(Name);
+        if (H != Launch->Params.end()) N->Hint = H->second;
+      }
+    }
     Out[Name] = Val::leaf(N);
   }
+}
+
+/// The integer type a parameter annotation names: `tl.int64`, `tl.uint32`,
+/// also as a string (`"tl.int64"`, a forward reference); unknown otherwise.
+IntTy FnLowerer::annotatedType(TSNode TypeN) const {
+  if (ts_node_is_null(TypeN)) return IntTy();
+  TSNode E = kids(TypeN).empty() ? TypeN : kids(TypeN)[0];
+  std::string Q;
+  if (is(E, "string")) {
+    std::string S = M.text(E);
+    size_t B = S.find_first_of("'\""), L = S.find_last_of("'\"");
+    if (B == std::string::npos || L <= B) return IntTy();
+    S = S.substr(B + 1, L - B - 1);
+    S.erase(std::remove(S.begin(), S.end(), ' '), S.end());
+    if (S.empty() || S.size() > 64) return IntTy();
+    size_t Dot = S.find('.');
+    std::string Head = S.substr(0, Dot);
+    auto It = M.Alias.find(Head);
+    Q = (It != M.Alias.end() ? It->second : Head) +
+        (Dot == std::string::npos ? "" : S.substr(Dot));
+  } else {
+    Q = M.qualify(E, nullptr);
+  }
+  std::string Mem = tlMember(Q);
+  IntTy T;
+  bool IsFloat;
+  if (Mem.empty() || !dtypeByName(Mem, T, IsFloat) || IsFloat) return IntTy();
+  return T;
 }
 
 FnLowerer::Args FnLowerer::lowerArgs(TSNode ArgList) {
@@ -107,9 +148,58 @@ Val FnLowerer::cast(const Val &V, const Val *To, TSNode At) {
   return Val::node(N);
 }
 
+/// A block-pointer / tensor-descriptor coordinate as 64-bit arithmetic:
+/// Triton widens these coordinates to int64 itself before it multiplies
+/// them by the strides, so `offsets=(i_t * BT, 0)` is taken as a 64-bit
+/// coordinate. The +, -, *, << (and the locals, selects and joins that
+/// carry them, to a bounded depth) are cloned with an int64 type; leaves and
+/// explicit casts stay as written, and the original nodes are untouched, so
+/// the same value used in plain pointer arithmetic is still checked there.
+const Node *FnLowerer::widenCoord(const Node *N, unsigned Depth,
+                                  std::unordered_map<const Node *, const Node *> &Memo) {
+  if (!N || Depth > 24 || N->Ty.Pointer || Aborted) return N;
+  auto It = Memo.find(N);
+  if (It != Memo.end()) return It->second;
+  const Node *R = N;
+  switch (N->K) {
+  case Kind::Add: case Kind::Sub: case Kind::Mul: case Kind::Shl: case Kind::Neg:
+  case Kind::Var: case Kind::Min: case Kind::Max: case Kind::Select: case Kind::Phi: {
+    std::vector<const Node *> Ops;
+    bool Changed = N->K != Kind::Var && N->K != Kind::Select && N->K != Kind::Phi &&
+                   N->Ty.known() && !N->Ty.Bool && N->Ty.Bits < 64;
+    for (size_t I = 0; I < N->Ops.size(); ++I) {
+      // A select's condition is not part of the coordinate.
+      const Node *O = (N->K == Kind::Select && I == 0) ? N->Ops[I]
+                                                       : widenCoord(N->Ops[I], Depth + 1, Memo);
+      Changed |= O != N->Ops[I];
+      Ops.push_back(O);
+    }
+    if (!Changed) break;
+    Node *C = mk(N->K, N->Ty, TSNode{});
+    *C = *N;
+    C->Ops = Ops;
+    if (N->Ty.known() && !N->Ty.Bool && N->Ty.Bits < 64) C->Ty = i64();
+    else if (N->K == Kind::Var || N->K == Kind::Select || N->K == Kind::Phi) {
+      // A carrier takes the type of what it carries now.
+      IntTy T = N->Ty;
+      for (size_t I = N->K == Kind::Select ? 1 : 0; I < Ops.size(); ++I)
+        if (Ops[I]->Ty.known() && Ops[I]->Ty.Bits > T.Bits && !Ops[I]->Ty.Pointer) T = Ops[I]->Ty;
+      C->Ty = T;
+    }
+    if (isWeak(N)) Weak.insert(C);
+    R = C;
+    break;
+  }
+  default:
+    break;
+  }
+  Memo[N] = R;
+  return R;
+}
+
 /// sum_i Off[i] * Stride[i] for block pointers. make_block_ptr converts the
-/// strides to int64 (Triton's semantic.make_block_ptr, require_i64), so the
-/// products are 64-bit; a narrow offset computed before stays visible.
+/// strides to int64 (Triton's semantic.make_block_ptr, require_i64) and
+/// widens the offsets (widenCoord), so the products are 64-bit.
 const Node *FnLowerer::blockOffset(const Val &Offs, const std::vector<const Node *> &Strides,
                                    const std::vector<TSNode> &OffNs, TSNode At) {
   const Node *Sum = nullptr;
@@ -119,10 +209,22 @@ const Node *FnLowerer::blockOffset(const Val &Offs, const std::vector<const Node
     int64_t C;
     if (constOf(O.Nd, C) && C == 0) continue;
     TSNode ON = I < OffNs.size() ? OffNs[I] : At;
-    Node *Term = mk(Kind::Mul, promoteInts(O.Nd->Ty, i64()), ON, {O.Nd, Strides[I]});
+    std::unordered_map<const Node *, const Node *> Memo;
+    const Node *Wide = widenCoord(O.Nd, 0, Memo);
+    Node *Term = mk(Kind::Mul, promoteInts(Wide->Ty, i64()), ON, {Wide, Strides[I]});
     Sum = Sum ? mk(Kind::Add, promoteInts(Sum->Ty, Term->Ty), At, {Sum, Term}) : Term;
   }
   return Sum ? Sum : constant(0, At);
+}
+
+/// Each element of a coordinate tuple, widened (widenCoord).
+Val FnLowerer::widenCoords(const Val &V) {
+  if (V.K != Val::Tuple) return V;
+  Val R = V;
+  std::unordered_map<const Node *, const Node *> Memo;
+  for (Val &E : R.Elems)
+    if (E.isNode()) E.Nd = widenCoord(E.Nd, 0, Memo);
+  return R;
 }
 
 std::vector<TSNode> FnLowerer::tupleNodes(TSNode N) {
@@ -144,6 +246,11 @@ Val FnLowerer::call(TSNode E) {
     std::string Meth = M.text(field(Fn, "attribute"));
     Val Obj = expr(field(Fn, "object"));
     Args A = lowerArgs(ArgList);
+    // Tensor descriptors: desc.load([coords]), desc.store([coords], v),
+    // desc.atomic_add([coords], v): the coordinates are 64-bit in Triton.
+    if ((Meth == "load" || Meth == "store" || Meth.rfind("atomic_", 0) == 0) &&
+        !A.PosN.empty() && (is(A.PosN[0], "list") || is(A.PosN[0], "tuple")))
+      A.Pos[0] = widenCoords(A.Pos[0]);
     if (Meth == "to") return cast(Obj, A.get(0, "dtype"), E);
     if (Meth == "load") return memoryRead(Obj, E); // smem.load(layout), desc.load([...])
     if (Meth == "__getitem__" || Meth == "broadcast_to" || Meth == "reshape" ||
@@ -167,6 +274,7 @@ Val FnLowerer::call(TSNode E) {
     const Node *AxN = nodeArg(A, 0, "axis", E);
     if (AxN) constOf(AxN, Ax);
     N->Name = "program_id(" + std::to_string(Ax) + ")";
+    if (Launch && Ax >= 0 && Ax < 3) N->Hint = Launch->Axis[Ax]; // the launcher's grid
     return Val::node(N);
   }
   if (B == "num_programs") {
@@ -302,6 +410,19 @@ Val FnLowerer::call(TSNode E) {
     Val YM1 = binop("-", Val::node(Y), One, E);
     Val Num = binop("+", Val::node(X), YM1, E);
     return binop("//", Num, Val::node(Y), E);
+  }
+  if (B == "make_tensor_descriptor" || B == "load_tensor_descriptor" ||
+      B == "store_tensor_descriptor" || B == "_experimental_descriptor_load" ||
+      B == "_experimental_descriptor_store") {
+    // The coordinates (offsets) of a descriptor access are 64-bit; the
+    // access goes through the descriptor, not a pointer expression.
+    size_t OffI = B == "_experimental_descriptor_store" ? 2 : 1;
+    if (B != "make_tensor_descriptor" && OffI < A.Pos.size())
+      A.Pos[OffI] = widenCoords(A.Pos[OffI]);
+    if (B == "load_tensor_descriptor" || B == "_experimental_descriptor_load")
+      return memoryRead(A.Pos.empty() ? Val() : A.Pos[0], E);
+    if (B == "make_tensor_descriptor") return opaqueCall(Q, A, E);
+    return Val();
   }
   if (B == "cast") return cast(A.Pos.empty() ? Val() : A.Pos[0], A.get(1, "dtype"), E);
   if (B == "multiple_of" || B == "max_contiguous" || B == "max_constancy" ||

@@ -159,6 +159,7 @@ Val FnLowerer::use(const Val &V, const std::string &Name, TSNode At) {
     C->Name = V.Nd->Name;
     C->Value = V.Nd->Value;
     C->Value2 = V.Nd->Value2;
+    C->Hint = V.Nd->Hint;
     if (isWeak(V.Nd)) Weak.insert(C);
     auto PE = PtrElem.find(V.Nd);
     if (PE != PtrElem.end()) PtrElem[C] = PE->second;

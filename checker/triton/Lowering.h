@@ -10,15 +10,15 @@
 //   Calls.cpp           FnLowerer: parameters, calls (triton.language and
 //                       methods), inlined helpers
 //   Statements.cpp      FnLowerer: blocks, statements, guards, joins, loops
+//   Launcher.cpp        launcher facts: what the plain-Python functions of
+//                       the file that launch a kernel (`kernel[grid](...)`)
+//                       pass it -- constants, names, table dtypes, grids
 //   TsUtil.cpp          tree-sitter helpers
 //
-// Where the next concern hooks in: facts learnt outside the @triton.jit
-// functions -- launcher facts, what the plain-Python functions of the file
-// that launch a kernel (`kernel[grid](args...)`) pass it -- belong in a unit
-// of their own beside Module.cpp, run by lowerTritonSource after scanModule.
-// The scan keeps those plain functions in Module::PlainDefs, and a kernel's
-// lowering is parameterised in lowerFunction (FnLowerer::Fixed, the pointer
-// parameters).
+// Facts learnt outside the @triton.jit functions reach a kernel's lowering
+// through lowerFunction: collectLaunchFacts runs after scanModule and fills
+// Module::Launches; FnLowerer::Launch copies them onto the Param/Symbolic
+// leaves, tl.program_id and the element types of pointer parameters.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KVLINT_TRITON_LOWERING_H
@@ -123,6 +123,15 @@ struct Val {
 };
 using Env = std::map<std::string, Val>;
 
+/// What the launch sites of one kernel in the same file tell about it
+/// (Launcher.cpp). Only facts every site agrees on are kept.
+struct LaunchFacts {
+  unsigned Sites = 0;
+  std::map<std::string, ValueHint> Params; ///< scalar parameter -> range / name
+  std::map<std::string, IntTy> Elem;       ///< pointer parameter -> element type
+  ValueHint Axis[3];                        ///< tl.program_id(axis) -> grid fact
+};
+
 struct JitFn {
   std::string Name;
   TSNode Def{}; // function_definition
@@ -138,6 +147,8 @@ struct Module {
   std::map<std::string, JitFn> Jit;
   std::vector<std::string> JitOrder;
   std::map<std::string, TSNode> PlainDefs; // module-level functions not (yet) jit
+  std::vector<TSNode> PlainAll;            // every plain function and method
+  std::map<uint32_t, LaunchFacts> Launches; // kernel def's start byte -> facts
   std::vector<std::pair<std::string, std::string>> JitWraps; // k = triton.jit(f)
   const Options &Opts;
   unsigned LoadBits = 32;
@@ -186,6 +197,8 @@ public:
   std::set<std::string> WantPtr;
   /// constexpr flags fixed for this specialisation (name -> value).
   std::map<std::string, bool> Fixed;
+  /// What the file's launchers pass this kernel, or null.
+  const LaunchFacts *Launch = nullptr;
   bool Aborted = false;
 
   void lowerEntry(const JitFn &J);
@@ -263,11 +276,15 @@ private:
   // --- parameters and calls (Calls.cpp) -----------------------------------
   void bindParams(TSNode Def, const std::vector<Val> *Pos,
                   const std::map<std::string, Val> *Kw, Env &Out);
+  IntTy annotatedType(TSNode TypeN) const;
   Args lowerArgs(TSNode ArgList);
   const Node *nodeArg(const Args &A, size_t I, const char *Name, TSNode At);
   Val cast(const Val &V, const Val *To, TSNode At);
   const Node *blockOffset(const Val &Offs, const std::vector<const Node *> &Strides,
                           const std::vector<TSNode> &OffNs, TSNode At);
+  const Node *widenCoord(const Node *N, unsigned Depth,
+                         std::unordered_map<const Node *, const Node *> &Memo);
+  Val widenCoords(const Val &V);
   std::vector<TSNode> tupleNodes(TSNode N);
   Val call(TSNode E);
   Val memoryRead(const Val &From, TSNode E);
@@ -314,6 +331,13 @@ struct FlagPlan {
 };
 
 FlagPlan planFlags(const Module &M, const JitFn &J);
+
+// ---------------------------------------------------------------------------
+// Launcher facts (Launcher.cpp).
+// ---------------------------------------------------------------------------
+/// Reads the launches `kernel[grid](args...)` in the file's plain functions
+/// (Module::PlainAll) and fills Module::Launches.
+void collectLaunchFacts(Module &M);
 
 } // namespace triton
 } // namespace kvlint

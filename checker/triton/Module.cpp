@@ -99,6 +99,7 @@ void scanModule(Module &M, TSNode Block, unsigned Depth) {
         addJit(M, M.text(field(Def, "name")), Def);
       } else if (is(Def, "function_definition")) {
         M.PlainDefs[M.text(field(Def, "name"))] = Def;
+        M.PlainAll.push_back(Def);
       } else if (is(Def, "class_definition")) {
         scanModule(M, field(Def, "body"), Depth + 1);
       }
@@ -119,6 +120,7 @@ void scanModule(Module &M, TSNode Block, unsigned Depth) {
       }
     } else if (is(S, "function_definition")) {
       M.PlainDefs[M.text(field(S, "name"))] = S;
+      M.PlainAll.push_back(S);
     } else if (is(S, "if_statement") || is(S, "try_statement") || is(S, "with_statement")) {
       for (TSNode K : kids(S)) {
         if (is(K, "block")) scanModule(M, K, Depth + 1);

@@ -79,6 +79,8 @@ std::unique_ptr<Function> lowerFunction(Module &M, const JitFn &J,
     std::vector<std::string> RoundNotes;
     FnLowerer L(M, *F, Ptrs, RoundNotes);
     L.Fixed = Fixed;
+    auto LI = M.Launches.find(ts_node_start_byte(J.Def));
+    if (LI != M.Launches.end()) L.Launch = &LI->second;
     L.lowerEntry(J);
     size_t Before = Ptrs.size();
     Ptrs.insert(L.WantPtr.begin(), L.WantPtr.end());
@@ -204,6 +206,7 @@ LoweredFile lowerTritonSource(const std::string &Path, const std::string &Source
       M.Jit[W.first] = JitFn{W.first, D->second, true}; // callable by its new name
   }
   markHelpers(M);
+  collectLaunchFacts(M);
   for (const std::string &N : M.JitOrder) {
     const JitFn &J = M.Jit[N];
     // Helpers called from another jit function are analysed inlined, with

@@ -1,6 +1,12 @@
 // kvref_bench.cu - throughput of the kvref kernels on the GPU; prints figures, asserts nothing.
 //
-//   kvref_bench [--quick]
+//   kvref_bench [--quick] [--explore]
+//
+// Every store is timed twice: back-to-back launches on a stream, and per launch when 20
+// launches are captured in one CUDA graph that is replayed (engines replay graphs); "% of copy"
+// uses the better of the two.  --explore also times the prefill-sized stores with other thread
+// shapes (threads per token x tokens per CTA) than kvref's plan picks, launching the kernels
+// directly (development aid).
 //
 // * device-to-device copy bandwidth (cudaMemcpyAsync), measured in the same run: the ceiling
 // * KV store (K and V), decode-like (hundreds of tokens) and prefill-like (tens of thousands),
@@ -15,12 +21,18 @@
 #include <string.h>
 
 #include <algorithm>
+#include <chrono>
+#include <initializer_list>
 #include <numeric>
 #include <random>
 #include <vector>
 
+#include <cuda.h>
+
+#include "kvref/kv_store.cuh"
 #include "kvref/kvref.h"
 #include "kvref/slot_mapping.cuh"
+#include "plan.h"  // internal (src/): the explore mode launches the store kernels itself
 
 #define CUDA_OK(expr)                                                                   \
   do {                                                                                  \
@@ -71,6 +83,10 @@ __global__ void slot_mapping_unguarded_kernel(const kvref_slot_mapping_args args
   g.slot_mapping[t] = slot;
 }
 
+double g_copy_gbs = 0;
+cudaStream_t g_stream = nullptr;  // every timed launch goes here (capturable)
+bool g_explore = false;
+
 struct Timer {
   cudaEvent_t a, b;
   Timer() {
@@ -87,9 +103,9 @@ struct Timer {
     CUDA_OK(cudaDeviceSynchronize());
     double best = 1e30;
     for (int r = 0; r < reps; ++r) {
-      CUDA_OK(cudaEventRecord(a));
+      CUDA_OK(cudaEventRecord(a, g_stream));
       for (int i = 0; i < iters; ++i) fn();
-      CUDA_OK(cudaEventRecord(b));
+      CUDA_OK(cudaEventRecord(b, g_stream));
       CUDA_OK(cudaEventSynchronize(b));
       float ms = 0;
       CUDA_OK(cudaEventElapsedTime(&ms, a, b));
@@ -97,9 +113,100 @@ struct Timer {
     }
     return best;
   }
+  // Per launch, `per_graph` launches captured in one graph, replayed `replays` times.
+  template <typename F>
+  double graph_ms_per_iter(F fn, int per_graph, int replays, int reps = 5) {
+    fn();
+    CUDA_OK(cudaDeviceSynchronize());
+    cudaGraph_t g;
+    cudaGraphExec_t ge;
+    CUDA_OK(cudaStreamBeginCapture(g_stream, cudaStreamCaptureModeThreadLocal));
+    for (int i = 0; i < per_graph; ++i) fn();
+    CUDA_OK(cudaStreamEndCapture(g_stream, &g));
+    CUDA_OK(cudaGraphInstantiate(&ge, g, 0));
+    CUDA_OK(cudaGraphLaunch(ge, g_stream));
+    CUDA_OK(cudaStreamSynchronize(g_stream));
+    double best = 1e30;
+    for (int r = 0; r < reps; ++r) {
+      CUDA_OK(cudaEventRecord(a, g_stream));
+      for (int i = 0; i < replays; ++i) CUDA_OK(cudaGraphLaunch(ge, g_stream));
+      CUDA_OK(cudaEventRecord(b, g_stream));
+      CUDA_OK(cudaEventSynchronize(b));
+      float ms = 0;
+      CUDA_OK(cudaEventElapsedTime(&ms, a, b));
+      best = std::min(best, static_cast<double>(ms) / (replays * per_graph));
+    }
+    CUDA_OK(cudaGraphExecDestroy(ge));
+    CUDA_OK(cudaGraphDestroy(g));
+    return best;
+  }
 };
 
-double g_copy_gbs = 0;
+// Times `launch` both ways and prints one line; returns the better time (ms).
+template <typename F>
+double time_store(const char* kind, const char* name, int64_t T, double bytes, F launch) {
+  Timer t;
+  const int iters = T >= 8192 ? 20 : 200;
+  const double ms = t.ms_per_iter(launch, iters);
+  const double gms = t.graph_ms_per_iter(launch, 20, T >= 8192 ? 3 : 20);
+  CUDA_OK(cudaGetLastError());
+  const double best = std::min(ms, gms);
+  const double gbs = bytes / (best * 1e-3) / 1e9;
+  printf("%-12s %-34s tokens %6lld  stream %8.2f us  graph %8.2f us  %8.1f GB/s  %5.1f%% of copy\n", kind,
+         name, (long long)T, ms * 1e3, gms * 1e3, gbs, 100.0 * gbs / g_copy_gbs);
+  if (T >= 16384) {
+    // The ceiling at this size: cudaMemcpyAsync moving the same bytes (read + write), timed
+    // the same two ways.
+    const size_t half = static_cast<size_t>(bytes / 2);
+    void *x, *y;
+    CUDA_OK(cudaMalloc(&x, half));
+    CUDA_OK(cudaMalloc(&y, half));
+    auto cp = [&] { CUDA_OK(cudaMemcpyAsync(y, x, half, cudaMemcpyDeviceToDevice, g_stream)); };
+    const double cms = std::min(t.ms_per_iter(cp, iters), t.graph_ms_per_iter(cp, 20, 3));
+    printf("%-12s %-34s        %6s  memcpy of the same bytes: %8.2f us  %5.1f%% of copy\n", "", "", "",
+           cms * 1e3, 100.0 * bytes / (cms * 1e-3) / 1e9 / g_copy_gbs);
+    cudaFree(x);
+    cudaFree(y);
+  }
+  fflush(stdout);
+  return best;
+}
+
+// --explore: the same store with other kernel variants (unroll, load path) and thread shapes
+// than kvref's plan picks, launched directly.
+typedef void (*StoreKernel)(kvref::ScatterParams);
+struct Variant {
+  const char* label;
+  StoreKernel kernel;
+  int grid_y;
+};
+
+void explore(const char* name, const kvref::StorePlan& plan, double bytes, std::initializer_list<Variant> variants,
+             std::initializer_list<uint32_t> lanes, std::initializer_list<uint32_t> tpbs) {
+  for (const Variant& v : variants) {
+    for (uint32_t ln : lanes) {
+      for (uint32_t tpb : tpbs) {
+        if (tpb * ln > 512) continue;
+        kvref::ScatterParams p = plan.params;
+        p.lanes_log2 = kvref::log2_ceil(ln);
+        p.tokens_per_block = tpb;
+        const dim3 grid(static_cast<unsigned>((p.num_tokens + tpb - 1) / tpb), v.grid_y);
+        const dim3 block(tpb * ln);
+        Timer t;
+        auto go = [&] { v.kernel<<<grid, block, 0, g_stream>>>(p); };
+        const double ms = t.ms_per_iter(go, p.num_tokens >= 8192 ? 20 : 200);
+        const double gms = t.graph_ms_per_iter(go, 20, p.num_tokens >= 8192 ? 3 : 20);
+        CUDA_OK(cudaGetLastError());
+        const double gbs = bytes / (std::min(ms, gms) * 1e-3) / 1e9;
+        const bool is_plan = p.lanes_log2 == plan.params.lanes_log2 && tpb == plan.params.tokens_per_block;
+        printf("  explore %-30s %6lld tok %-16s lanes %3u tok/CTA %3u%s: stream %8.2f us graph %8.2f us %5.1f%%\n",
+               name, (long long)p.num_tokens, v.label, ln, tpb, is_plan ? " (plan)" : "       ", ms * 1e3,
+               gms * 1e3, 100.0 * gbs / g_copy_gbs);
+      }
+    }
+  }
+  fflush(stdout);
+}
 
 double measure_copy_bandwidth() {
   const size_t bytes = size_t(2) << 30;
@@ -108,7 +215,8 @@ double measure_copy_bandwidth() {
   CUDA_OK(cudaMalloc(&dst, bytes));
   CUDA_OK(cudaMemset(src, 1, bytes));
   Timer t;
-  const double ms = t.ms_per_iter([&] { CUDA_OK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice)); }, 10);
+  const double ms = t.ms_per_iter(
+      [&] { CUDA_OK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, g_stream)); }, 10);
   cudaFree(src);
   cudaFree(dst);
   return 2.0 * bytes / (ms * 1e-3) / 1e9;
@@ -166,14 +274,44 @@ void bench_kv(std::mt19937_64& rng, const char* name, int64_t T, int H, int D, k
   a.cache_dtype = cache;
   a.k_scale = scale;
   a.v_scale = scale + 1;
-  Timer t;
-  const int iters = T >= 8192 ? 20 : 200;
-  const double ms = t.ms_per_iter([&] { kvref_kv_store(&a, nullptr); }, iters);
-  CUDA_OK(cudaGetLastError());
   const double bytes = 2.0 * (src_bytes + static_cast<double>(T) * H * D * ce) + T * 8.0;
-  const double gbs = bytes / (ms * 1e-3) / 1e9;
-  printf("kv_store     %-34s tokens %6lld  %8.2f us  %8.1f GB/s  %5.1f%% of copy\n", name, (long long)T,
-         ms * 1e3, gbs, 100.0 * gbs / g_copy_gbs);
+  time_store("kv_store", name, T, bytes, [&] { kvref_kv_store(&a, g_stream); });
+  if (g_explore && src == KVREF_DTYPE_BF16 && layout == KVREF_LAYOUT_NHD) {
+    using namespace kvref;
+    const StorePlan plan = plan_kv_store(a);
+    const bool fp8 = cache == KVREF_DTYPE_FP8_E4M3;
+    const bool decode_probe = T == 16 || T == 256 || T == 1024;
+    if (T < 2048 && !fp8 && decode_probe) {
+      explore(name, plan, bytes,
+              {{"fused u4 nc", scatter_copy_kernel<Vec16, 2, 4, true>, 1},
+               {"fused u4 plain", scatter_copy_kernel<Vec16, 2, 4, false>, 1},
+               {"fused u1 nc", scatter_copy_kernel<Vec16, 2, 1, true>, 1},
+               {"split u1 nc", scatter_copy_kernel<Vec16, 1, 1, true>, 2}},
+              {32, 64, 128, 256}, {1, 2});
+    } else if (T < 2048 && decode_probe) {
+      explore(name, plan, bytes,
+              {{"fused u4 nc", scatter_fp8_vec_kernel<KVREF_DTYPE_BF16, 2, 4, true>, 1},
+               {"fused u1 nc", scatter_fp8_vec_kernel<KVREF_DTYPE_BF16, 2, 1, true>, 1},
+               {"fused u1 plain", scatter_fp8_vec_kernel<KVREF_DTYPE_BF16, 2, 1, false>, 1},
+               {"split u1 nc", scatter_fp8_vec_kernel<KVREF_DTYPE_BF16, 1, 1, true>, 2}},
+              {32, 64, 128, 256}, {1, 2});
+    } else if (T == 16384 && !fp8) {
+      explore(name, plan, bytes,
+              {{"fused u4 nc", scatter_copy_kernel<Vec16, 2, 4, true>, 1},
+               {"fused u4 plain", scatter_copy_kernel<Vec16, 2, 4, false>, 1},
+               {"fused u2 nc", scatter_copy_kernel<Vec16, 2, 2, true>, 1},
+               {"fused u1 nc", scatter_copy_kernel<Vec16, 2, 1, true>, 1}},
+              {16, 32, 64, 128}, {1, 2, 4, 8});
+    } else if (T == 16384) {
+      explore(name, plan, bytes,
+              {{"fused u4 nc", scatter_fp8_vec_kernel<KVREF_DTYPE_BF16, 2, 4, true>, 1},
+               {"fused u4 plain", scatter_fp8_vec_kernel<KVREF_DTYPE_BF16, 2, 4, false>, 1},
+               {"fused u2 nc", scatter_fp8_vec_kernel<KVREF_DTYPE_BF16, 2, 2, true>, 1},
+               {"fused u1 nc", scatter_fp8_vec_kernel<KVREF_DTYPE_BF16, 2, 1, true>, 1},
+               {"split u4 nc", scatter_fp8_vec_kernel<KVREF_DTYPE_BF16, 1, 4, true>, 2}},
+              {16, 32, 64, 128}, {1, 2, 4, 8});
+    }
+  }
   cudaFree(k);
   cudaFree(v);
   cudaFree(kc);
@@ -205,15 +343,94 @@ void bench_record(std::mt19937_64& rng, const char* name, int64_t T, int64_t R, 
   a.page_bytes = page_bytes;
   a.slot_mapping = slots;
   a.num_tokens = T;
-  Timer t;
-  const double ms = t.ms_per_iter([&] { kvref_record_store(&a, nullptr); }, T >= 8192 ? 20 : 200);
-  CUDA_OK(cudaGetLastError());
   const double bytes = 2.0 * T * R + T * 8.0;
-  const double gbs = bytes / (ms * 1e-3) / 1e9;
-  printf("record_store %-34s tokens %6lld  %8.2f us  %8.1f GB/s  %5.1f%% of copy\n", name, (long long)T,
-         ms * 1e3, gbs, 100.0 * gbs / g_copy_gbs);
+  time_store("record_store", name, T, bytes, [&] { kvref_record_store(&a, g_stream); });
+  if (g_explore && T == 16384) {
+    using namespace kvref;
+    explore(name, plan_record_store(a), bytes,
+            {{"u8 nc", scatter_copy_kernel<Vec16, 1, 8, true>, 1},
+             {"u8 plain", scatter_copy_kernel<Vec16, 1, 8, false>, 1},
+             {"u4 nc", scatter_copy_kernel<Vec16, 1, 4, true>, 1},
+             {"u2 nc", scatter_copy_kernel<Vec16, 1, 2, true>, 1}},
+            {4, 8, 16, 32, 64}, {1, 2, 4, 8, 16});
+  }
   cudaFree(src);
   cudaFree(cache);
+  cudaFree(slots);
+}
+
+__global__ void empty_kernel() {}
+
+// Host time of one kvref_kv_store call (1 token, bf16 NHD 8 x 128): validation, planning and
+// the launch, measured on the CPU over back-to-back calls (best of 5 x 2,000).
+void bench_launch_host_cost() {
+  const int H = 8, D = 128, bs = 16, nb = 64;
+  void *k, *kc, *vc;
+  int64_t* slots;
+  CUDA_OK(cudaMalloc(&k, H * D * 2));
+  CUDA_OK(cudaMalloc(&kc, nb * bs * H * D * 2));
+  CUDA_OK(cudaMalloc(&vc, nb * bs * H * D * 2));
+  CUDA_OK(cudaMalloc(&slots, 8));
+  CUDA_OK(cudaMemset(slots, 0, 8));
+  kvref_kv_store_args a;
+  kvref_kv_store_args_init(&a);
+  a.key = a.value = k;
+  a.key_stride_token = a.value_stride_token = H * D;
+  a.key_stride_head = a.value_stride_head = D;
+  a.key_cache = kc;
+  a.value_cache = vc;
+  a.num_blocks = nb;
+  a.block_size = bs;
+  a.num_heads = H;
+  a.head_size = D;
+  a.slot_mapping = slots;
+  a.num_tokens = 1;
+  double best = 1e30;
+  for (int r = 0; r < 6; ++r) {
+    const auto t0 = std::chrono::steady_clock::now();
+    for (int i = 0; i < 2000; ++i) kvref_kv_store(&a, nullptr);
+    const auto t1 = std::chrono::steady_clock::now();
+    CUDA_OK(cudaDeviceSynchronize());
+    if (r > 0) best = std::min(best, std::chrono::duration<double, std::micro>(t1 - t0).count() / 2000);
+  }
+  printf("host cost    kvref_kv_store C API call (1 token, launch included): %.2f us\n", best);
+  // What the launch itself costs: the same kernel and parameters launched directly, an empty
+  // kernel, and the driver's cuLaunchKernel on the same kernel.
+  const kvref::StorePlan plan = kvref::plan_kv_store(a);
+  const dim3 grid(1, plan.grid_y), block(plan.params.tokens_per_block << plan.params.lanes_log2);
+  auto host_us = [&](auto fn) {
+    double b = 1e30;
+    for (int r = 0; r < 6; ++r) {
+      const auto t0 = std::chrono::steady_clock::now();
+      for (int i = 0; i < 2000; ++i) fn();
+      const auto t1 = std::chrono::steady_clock::now();
+      CUDA_OK(cudaDeviceSynchronize());
+      if (r > 0) b = std::min(b, std::chrono::duration<double, std::micro>(t1 - t0).count() / 2000);
+    }
+    return b;
+  };
+  printf("host cost    <<<>>> of the same kernel: %.2f us\n",
+         host_us([&] { kvref::scatter_copy_kernel<kvref::Vec16, 1><<<grid, block>>>(plan.params); }));
+  printf("host cost    <<<>>> of an empty kernel: %.2f us\n", host_us([&] { empty_kernel<<<1, 32>>>(); }));
+  cudaFunction_t fn_rt;
+  void* entry = nullptr;
+  cudaDriverEntryPointQueryResult q;
+  if (cudaGetFuncBySymbol(&fn_rt, reinterpret_cast<const void*>(kvref::scatter_copy_kernel<kvref::Vec16, 1>)) ==
+          cudaSuccess &&
+      cudaGetDriverEntryPointByVersion("cuLaunchKernel", &entry, 12000, cudaEnableDefault, &q) == cudaSuccess &&
+      entry != nullptr) {
+    typedef CUresult (*LaunchFn)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+                                 unsigned, CUstream, void**, void**);
+    const LaunchFn launch = reinterpret_cast<LaunchFn>(entry);
+    kvref::ScatterParams prm = plan.params;
+    void* args[] = {&prm};
+    printf("host cost    cuLaunchKernel of the same kernel: %.2f us\n", host_us([&] {
+             launch(reinterpret_cast<CUfunction>(fn_rt), 1, grid.y, 1, block.x, 1, 1, 0, nullptr, args, nullptr);
+           }));
+  }
+  cudaFree(k);
+  cudaFree(kc);
+  cudaFree(vc);
   cudaFree(slots);
 }
 
@@ -321,7 +538,11 @@ void bench_slot_mapping(std::mt19937_64& rng, const char* name, int reqs, int to
 }  // namespace
 
 int main(int argc, char** argv) {
-  bool quick = argc > 1 && !strcmp(argv[1], "--quick");
+  bool quick = false;
+  for (int i = 1; i < argc; ++i) {
+    if (!strcmp(argv[i], "--quick")) quick = true;
+    if (!strcmp(argv[i], "--explore")) g_explore = true;
+  }
   int devices = 0;
   if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
     printf("SKIP: no CUDA device\n");
@@ -330,10 +551,12 @@ int main(int argc, char** argv) {
   cudaDeviceProp prop;
   CUDA_OK(cudaGetDeviceProperties(&prop, 0));
   std::mt19937_64 rng(42);
+  CUDA_OK(cudaStreamCreateWithFlags(&g_stream, cudaStreamNonBlocking));
   g_copy_gbs = measure_copy_bandwidth();
   printf("device %s, %d SMs; cudaMemcpy D2D 2 GiB: %.1f GB/s (read + write)\n", prop.name,
          prop.multiProcessorCount, g_copy_gbs);
-  const int64_t decode[] = {256, 512};
+  bench_launch_host_cost();
+  const int64_t decode[] = {1, 16, 64, 256, 512, 1024};
   const int64_t prefill[] = {16384, 32768, 65536};
   for (int64_t T : decode) {
     bench_kv(rng, "decode bf16 NHD H8 D128", T, 8, 128, KVREF_DTYPE_BF16, KVREF_DTYPE_BF16, KVREF_LAYOUT_NHD);

@@ -53,43 +53,58 @@ unsigned int blocks_for(int64_t items, int64_t per_block) {
 
 kvref_status launch_store(const kvref::StorePlan& plan, kvref_stream_t stream) {
   using namespace kvref;
-  const dim3 grid(blocks_for(plan.params.num_tokens, tokens_per_block(plan)),
-                  static_cast<unsigned int>(plan.num_tensors));
-  const dim3 block(kStoreThreads);
+  const int64_t tpb = tokens_per_block(plan);
+  const int64_t blocks = (plan.params.num_tokens + tpb - 1) / tpb;
+  if (blocks > 0x7fffffff) return KVREF_ERROR_INVALID_VALUE;
+  // One launch for K and V: a thread moves both, or blockIdx.y picks one (decode sizes).
+  const dim3 grid(static_cast<unsigned int>(blocks), static_cast<unsigned int>(plan.grid_y));
+  const dim3 block(plan.params.tokens_per_block << plan.params.lanes_log2);
   gpu_stream_t s = static_cast<gpu_stream_t>(stream);
   const ScatterParams& p = plan.params;
+  const int tpt = plan.tensors_per_thread;
   if (!plan.fp8) {
     switch (plan.vector_bytes) {
-      case 16: KVREF_LAUNCH(scatter_copy_kernel<Vec16>, grid, block, s, p); break;
-      case 8: KVREF_LAUNCH(scatter_copy_kernel<Vec8>, grid, block, s, p); break;
-      case 4: KVREF_LAUNCH(scatter_copy_kernel<uint32_t>, grid, block, s, p); break;
-      case 2: KVREF_LAUNCH(scatter_copy_kernel<uint16_t>, grid, block, s, p); break;
-      default: KVREF_LAUNCH(scatter_copy_kernel<uint8_t>, grid, block, s, p); break;
-    }
-  } else {
-    const bool vec = plan.vector_bytes == 8;
-    switch (plan.src_dtype) {
-      case KVREF_DTYPE_F16:
-        if (vec) {
-          KVREF_LAUNCH((scatter_fp8_kernel<KVREF_DTYPE_F16, 8>), grid, block, s, p);
-        } else {
-          KVREF_LAUNCH((scatter_fp8_kernel<KVREF_DTYPE_F16, 1>), grid, block, s, p);
-        }
+      case 16:
+        if (tpt == 1 && plan.unroll == 1) KVREF_LAUNCH((scatter_copy_kernel<Vec16, 1, 1>), grid, block, s, p);
+        else if (tpt == 1) KVREF_LAUNCH((scatter_copy_kernel<Vec16, 1, 4>), grid, block, s, p);
+        else if (plan.unroll == 1) KVREF_LAUNCH((scatter_copy_kernel<Vec16, 2, 1>), grid, block, s, p);
+        else KVREF_LAUNCH((scatter_copy_kernel<Vec16, 2, 4>), grid, block, s, p);
         break;
-      case KVREF_DTYPE_BF16:
-        if (vec) {
-          KVREF_LAUNCH((scatter_fp8_kernel<KVREF_DTYPE_BF16, 8>), grid, block, s, p);
-        } else {
-          KVREF_LAUNCH((scatter_fp8_kernel<KVREF_DTYPE_BF16, 1>), grid, block, s, p);
-        }
+      case 8:
+        if (tpt == 1) KVREF_LAUNCH((scatter_copy_kernel<Vec8, 1, 4>), grid, block, s, p);
+        else KVREF_LAUNCH((scatter_copy_kernel<Vec8, 2, 4>), grid, block, s, p);
+        break;
+      case 4:
+        if (tpt == 1) KVREF_LAUNCH((scatter_copy_kernel<uint32_t, 1, 4>), grid, block, s, p);
+        else KVREF_LAUNCH((scatter_copy_kernel<uint32_t, 2, 4>), grid, block, s, p);
+        break;
+      case 2:
+        if (tpt == 1) KVREF_LAUNCH((scatter_copy_kernel<uint16_t, 1, 4>), grid, block, s, p);
+        else KVREF_LAUNCH((scatter_copy_kernel<uint16_t, 2, 4>), grid, block, s, p);
         break;
       default:
-        if (vec) {
-          KVREF_LAUNCH((scatter_fp8_kernel<KVREF_DTYPE_F32, 8>), grid, block, s, p);
-        } else {
-          KVREF_LAUNCH((scatter_fp8_kernel<KVREF_DTYPE_F32, 1>), grid, block, s, p);
-        }
+        if (tpt == 1) KVREF_LAUNCH((scatter_copy_kernel<uint8_t, 1, 4>), grid, block, s, p);
+        else KVREF_LAUNCH((scatter_copy_kernel<uint8_t, 2, 4>), grid, block, s, p);
         break;
+    }
+  } else if (plan.vector_bytes == 8) {
+#define KVREF_LAUNCH_FP8(src)                                                              \
+  do {                                                                                     \
+    if (tpt == 1) KVREF_LAUNCH((scatter_fp8_vec_kernel<src, 1, 1>), grid, block, s, p);    \
+    else if (plan.unroll == 1) KVREF_LAUNCH((scatter_fp8_vec_kernel<src, 2, 1>), grid, block, s, p); \
+    else KVREF_LAUNCH((scatter_fp8_vec_kernel<src, 2, 2>), grid, block, s, p);             \
+  } while (0)
+    switch (plan.src_dtype) {
+      case KVREF_DTYPE_F16: KVREF_LAUNCH_FP8(KVREF_DTYPE_F16); break;
+      case KVREF_DTYPE_BF16: KVREF_LAUNCH_FP8(KVREF_DTYPE_BF16); break;
+      default: KVREF_LAUNCH_FP8(KVREF_DTYPE_F32); break;
+    }
+#undef KVREF_LAUNCH_FP8
+  } else {
+    switch (plan.src_dtype) {  // grid_y == 1: the kernel moves K and V
+      case KVREF_DTYPE_F16: KVREF_LAUNCH((scatter_fp8_scalar_kernel<KVREF_DTYPE_F16>), grid, block, s, p); break;
+      case KVREF_DTYPE_BF16: KVREF_LAUNCH((scatter_fp8_scalar_kernel<KVREF_DTYPE_BF16>), grid, block, s, p); break;
+      default: KVREF_LAUNCH((scatter_fp8_scalar_kernel<KVREF_DTYPE_F32>), grid, block, s, p); break;
     }
   }
   return launch_status();

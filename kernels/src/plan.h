@@ -14,7 +14,10 @@ namespace kvref {
 
 struct StorePlan {
   ScatterParams params;
-  int num_tensors;
+  int num_tensors;         // 2: K and V; 1: the record store
+  int tensors_per_thread;  // 2: a thread moves K and V; 1: blockIdx.y picks the tensor
+  int grid_y;              // num_tensors / tensors_per_thread
+  int unroll;              // the kernel's units per tensor and iteration (1, 2 or 4)
   bool fp8;
   int src_dtype;
   int vector_bytes;  // copy: 16/8/4/2/1; fp8: 8 (elements per unit) or 1
@@ -35,14 +38,84 @@ inline int widest_vector(const int64_t* values, int n, int64_t row_bytes) {
   return 1;
 }
 
-// Threads per token: enough that each moves about kStoreUnroll units, between 4 and 32.
-inline uint32_t lanes_log2_for(uint32_t units_per_token) {
-  uint32_t l = 5;
-  while (l > 2 && (units_per_token >> l) < 4u) --l;
+// Batches below this many tokens are "decode-sized": latency, not bandwidth, decides.
+constexpr int64_t kWideTokens = 2048;
+// A decode-sized batch is spread so that it occupies at least this many CTAs (about one per SM
+// of an H100 / H200 / MI300) before a CTA takes a second token.
+constexpr int64_t kSpreadBlocks = 128;
+
+inline uint32_t log2_ceil(uint64_t v) {
+  uint32_t l = 0;
+  while ((uint64_t(1) << l) < v) ++l;
   return l;
 }
 
-inline int tokens_per_block(const StorePlan& plan) { return kStoreThreads >> plan.params.lanes_log2; }
+// Kernel variant, threads per token and tokens per CTA, as measured on an H200 (kvref_bench
+// --explore; docs/kvref/performance.md).
+//
+// Decode-sized batches (< kWideTokens): one unit per thread and a kernel without unrolling
+// (the shortest chain from launch to store), up to 256 threads per token; up to
+// kSplitTokens tokens, K and V in separate CTAs (blockIdx.y), one token per CTA; above, K and V
+// in the same thread, two tokens per CTA.
+// Prefill-sized batches: K and V in the same thread; bf16/f16/f32 copies about 2 units per
+// thread (unroll 4) in 128-thread CTAs; the fp8 store about 4 units per thread (unroll 2) in
+// 64-thread CTAs; records about 2.5 units per thread (unroll 4) in 128-thread CTAs.
+// Vectors narrower than 16 bytes (unaligned inputs) use the unroll-4 kernels throughout.
+constexpr int64_t kSplitTokens = 512;
+
+inline uint32_t log2_floor(uint64_t v) {
+  uint32_t l = 0;
+  while ((uint64_t(2) << l) <= v) ++l;
+  return l;
+}
+
+inline void plan_threads(StorePlan& plan) {
+  ScatterParams& p = plan.params;
+  const uint64_t units = static_cast<uint64_t>(p.num_heads) * p.units_per_row;
+  const bool wide_vectors = plan.fp8 ? plan.vector_bytes == 8 : plan.vector_bytes == 16;
+  const uint32_t max_log2 = 8;  // 256 threads per token at most (kStoreThreads)
+  uint32_t l;
+  int64_t tpb;
+  plan.tensors_per_thread = plan.num_tensors;
+  if (p.num_tokens < kWideTokens) {
+    l = log2_ceil(units);
+    if (l > max_log2) l = max_log2;
+    const bool split = plan.num_tensors == 2 && p.num_tokens <= kSplitTokens && wide_vectors;
+    if (split) plan.tensors_per_thread = 1;
+    tpb = split ? 1 : 2;
+    if ((tpb << l) > kStoreThreads) tpb = 1;
+    plan.unroll = wide_vectors ? 1 : 4;
+  } else {
+    uint64_t target;  // units per thread, x2
+    uint32_t threads;
+    if (plan.fp8) {
+      target = 8;
+      threads = 64;
+      plan.unroll = 2;
+    } else if (plan.num_tensors == 1) {
+      target = 5;
+      threads = 128;
+      plan.unroll = 4;
+    } else {
+      target = 4;
+      threads = 128;
+      plan.unroll = 4;
+    }
+    const uint64_t want = units * 2 / target;
+    l = log2_floor(want > 0 ? want : 1);
+    if (l < 2) l = 2;
+    if (l > max_log2) l = max_log2;
+    tpb = (uint64_t(1) << l) >= threads ? 1 : static_cast<int64_t>(threads >> l);
+    if (!wide_vectors) plan.unroll = 4;
+  }
+  plan.grid_y = plan.num_tensors / plan.tensors_per_thread;
+  p.lanes_log2 = l;
+  p.tokens_per_block = static_cast<uint32_t>(tpb);
+}
+
+inline int tokens_per_block(const StorePlan& plan) {
+  return static_cast<int>(plan.params.tokens_per_block);
+}
 
 inline StorePlan plan_kv_store(const kvref_kv_store_args& a) {
   StorePlan plan;
@@ -66,6 +139,7 @@ inline StorePlan plan_kv_store(const kvref_kv_store_args& a) {
   p.num_tokens = a.num_tokens;
   p.num_slots = a.num_blocks * a.block_size;
   p.page_size = a.block_size;
+  p.page_magic = page_magic_for(a.block_size);
   p.dst_page_stride = page_stride * dst_es;
   if (a.layout == KVREF_LAYOUT_NHD) {
     p.dst_slot_stride = static_cast<int64_t>(a.num_heads) * head_size * dst_es;
@@ -116,7 +190,7 @@ inline StorePlan plan_kv_store(const kvref_kv_store_args& a) {
     plan.vector_bytes = vec ? 8 : 1;
     p.units_per_row = static_cast<uint32_t>(row_elems / plan.vector_bytes);
   }
-  p.lanes_log2 = lanes_log2_for(p.num_heads * p.units_per_row);
+  plan_threads(plan);
   return plan;
 }
 
@@ -133,6 +207,7 @@ inline StorePlan plan_record_store(const kvref_record_store_args& a) {
   p.num_tokens = a.num_tokens;
   p.num_slots = a.num_pages * a.page_size;
   p.page_size = a.page_size;
+  p.page_magic = page_magic_for(a.page_size);
   p.dst_page_stride = a.page_bytes;
   p.dst_slot_stride = a.record_bytes;
   p.dst_head_stride = 0;
@@ -145,7 +220,7 @@ inline StorePlan plan_record_store(const kvref_record_store_args& a) {
                        a.page_bytes};
   plan.vector_bytes = widest_vector(v, 4, a.record_bytes);
   p.units_per_row = static_cast<uint32_t>(a.record_bytes / plan.vector_bytes);
-  p.lanes_log2 = lanes_log2_for(p.units_per_row);
+  plan_threads(plan);
   return plan;
 }
 

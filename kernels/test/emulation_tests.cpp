@@ -89,7 +89,9 @@ struct Shape {
 TEST(Emulated, KvStoreMatchesReference) {
   std::mt19937_64 rng(5);
   const kvref_dtype dts[] = {KVREF_DTYPE_F16, KVREF_DTYPE_BF16, KVREF_DTYPE_F32};
-  const Shape shapes[] = {{4, 32, 0, 0, 0}, {3, 7, 0, 0, 0}, {2, 16, 24, 8, 0}, {2, 64, 0, 0, 1}, {1, 40, 0, 0, 0}};
+  const Shape shapes[] = {{4, 32, 0, 0, 0}, {3, 7, 0, 0, 0}, {2, 16, 24, 8, 0}, {2, 64, 0, 0, 1}, {1, 40, 0, 0, 0},
+                          // rows over 1,024 units: a thread loops (more than one iteration)
+                          {40, 128, 0, 0, 0}, {24, 128, 0, 128, 0}};
   int id = 0;
   for (kvref_dtype sd : dts)
     for (int fp8 = 0; fp8 < 2; ++fp8)
@@ -100,7 +102,10 @@ TEST(Emulated, KvStoreMatchesReference) {
           const kvref_dtype cd = fp8 ? KVREF_DTYPE_FP8_E4M3 : sd;
           const int ce = kvref_dtype_size(cd);
           const int bs = (id % 3 == 0) ? 1 : (id % 3 == 1 ? 4 : 5);
-          const int64_t T = 1 + static_cast<int64_t>(rng() % 40);
+          // Every fourth case is prefill-sized (the plan's wide-thread path), the rest decode-sized.
+          const bool big_row = s.heads * s.head_size > 4096;
+          const int64_t T = (id % 4 == 0 && !big_row) ? kvref::kWideTokens + static_cast<int64_t>(rng() % 100)
+                                          : 1 + static_cast<int64_t>(rng() % 40);
           const int64_t nb = (T + bs - 1) / bs * 2 + 1;
           const int64_t page = static_cast<int64_t>(bs) * s.heads * s.head_size;
           const int64_t bstride = (id % 4 == 0) ? page + 8 : 0;
@@ -197,7 +202,8 @@ TEST(Emulated, RecordStoreMatchesReference) {
     for (int64_t extra : {0, 64, 3}) {
       const int page_size = (R + extra) % 2 ? 1 : 16;
       const int64_t page_bytes = page_size * R + extra;
-      const int64_t T = 1 + static_cast<int64_t>(rng() % 50);
+      const int64_t T = (rng() % 3 == 0) ? kvref::kWideTokens + static_cast<int64_t>(rng() % 100)
+                                           : 1 + static_cast<int64_t>(rng() % 50);
       const int64_t np = (T + page_size - 1) / page_size + 1;
       std::vector<int64_t> all(static_cast<size_t>(np * page_size));
       std::iota(all.begin(), all.end(), 0);

@@ -223,7 +223,8 @@ struct KvShape {
 void test_kv_store_random(std::mt19937_64& rng) {
   const kvref_dtype src_dtypes[] = {KVREF_DTYPE_F16, KVREF_DTYPE_BF16, KVREF_DTYPE_F32};
   const KvShape shapes[] = {{8, 128, 0, 0, 0}, {4, 80, 0, 0, 0}, {3, 7, 0, 0, 0},
-                            {2, 64, 96, 16, 0}, {8, 128, 256, 0, 1}, {1, 576, 0, 0, 0}};
+                            {2, 64, 96, 16, 0}, {8, 128, 256, 0, 1}, {1, 576, 0, 0, 0},
+                            {40, 128, 0, 0, 0}, {24, 128, 0, 128, 0}};  // a thread loops
   const int block_sizes[] = {16, 1, 5};
   int case_id = 0;
   for (kvref_dtype sd : src_dtypes) {
@@ -235,7 +236,10 @@ void test_kv_store_random(std::mt19937_64& rng) {
           const kvref_dtype cd = fp8 ? KVREF_DTYPE_FP8_E4M3 : sd;
           const int ce = kvref_dtype_size(cd);
           const int bs = block_sizes[case_id % 3];
-          const int64_t T = 1 + static_cast<int64_t>(rng() % 300);
+          // Every fourth case is prefill-sized (>= 2,048 tokens: the wide-thread plan), the rest
+          // decode-sized (one vector per thread, tokens spread over CTAs).
+          const int64_t T = (case_id % 4 == 0) ? 2048 + static_cast<int64_t>(rng() % 3000)
+                                               : 1 + static_cast<int64_t>(rng() % 300);
           const int64_t num_blocks = (T + bs - 1) / bs * 2 + 3;
           const int64_t page_elems = static_cast<int64_t>(bs) * s.heads * s.head_size;
           const int64_t block_stride = (case_id % 4 == 0) ? page_elems + 8 : 0;
@@ -313,7 +317,8 @@ void test_record_store_random(std::mt19937_64& rng) {
       ++case_id;
       const int page_size = (case_id % 2) ? 64 : 1;
       const int64_t page_bytes = page_size * R + extra;
-      const int64_t T = 1 + static_cast<int64_t>(rng() % 400);
+      const int64_t T = (case_id % 3 == 0) ? 2048 + static_cast<int64_t>(rng() % 3000)
+                                           : 1 + static_cast<int64_t>(rng() % 400);
       const int64_t num_pages = (T + page_size - 1) / page_size + 2;
       const int64_t src_stride = R + (case_id % 3 == 0 ? 16 : 0);
       std::vector<int64_t> all(static_cast<size_t>(num_pages * page_size));
@@ -608,6 +613,82 @@ void test_errors_do_not_launch() {
   CHECK(cudaDeviceSynchronize() == cudaSuccess, "device still healthy");
 }
 
+// Every bf16 and every f16 bit pattern (and 2^20 random f32 patterns) through the fp8 store,
+// with scales that exercise both halves of the device quantiser (the multiply-by-reciprocal
+// path and its exact-division fallback near e4m3 rounding boundaries, and scales whose
+// reciprocal is not a normal float), compared byte for byte with the CPU reference
+// (e4m3(x / scale), IEEE division).
+void test_fp8_exhaustive(std::mt19937_64& rng) {
+  const float scales[] = {1.0f, 0.37f, 1.3f, 3.0e-3f, 7.1e5f, 0.0625f, 1.0e-39f /* subnormal */,
+                          3.0e38f, 0.99999994f, 448.0f / 0.73f};
+  const kvref_dtype dts[] = {KVREF_DTYPE_BF16, KVREF_DTYPE_F16, KVREF_DTYPE_F32};
+  const int H = 1, D = 1024, bs = 16;
+  for (kvref_dtype sd : dts) {
+    const int es = kvref_dtype_size(sd);
+    const int64_t n = sd == KVREF_DTYPE_F32 ? (INT64_C(1) << 20) : 65536;
+    const int64_t T = n / D;
+    std::vector<uint8_t> src(static_cast<size_t>(n * es));
+    if (sd == KVREF_DTYPE_F32) {
+      src = random_bytes(rng, src.size());
+    } else {
+      for (int64_t i = 0; i < n; ++i) {
+        const uint16_t b = static_cast<uint16_t>(i);
+        memcpy(&src[static_cast<size_t>(i) * 2], &b, 2);
+      }
+    }
+    std::vector<int64_t> slots(static_cast<size_t>(T));
+    std::iota(slots.begin(), slots.end(), 0);
+    std::shuffle(slots.begin(), slots.end(), rng);
+    const int64_t nb = (T + bs - 1) / bs;
+    DevBuf<uint8_t> dsrc(src), dkc(static_cast<size_t>(nb * bs * D)), dvc(static_cast<size_t>(nb * bs * D));
+    DevBuf<int64_t> ds(slots);
+    for (float scale : scales) {
+      std::vector<uint8_t> kc(static_cast<size_t>(nb * bs * D), 0x55), vc = kc;
+      dkc.upload(kc);
+      dvc.upload(vc);
+      const float sc[2] = {scale, scale};
+      DevBuf<float> dsc(std::vector<float>(sc, sc + 2));
+      kvref_kv_store_args a;
+      kvref_kv_store_args_init(&a);
+      a.key_stride_token = a.value_stride_token = H * D;
+      a.key_stride_head = a.value_stride_head = D;
+      a.num_blocks = nb;
+      a.block_size = bs;
+      a.num_heads = H;
+      a.head_size = D;
+      a.num_tokens = T;
+      a.src_dtype = sd;
+      a.cache_dtype = KVREF_DTYPE_FP8_E4M3;
+      kvref_kv_store_args c = a;
+      c.key = c.value = src.data();
+      c.key_cache = kc.data();
+      c.value_cache = vc.data();
+      c.slot_mapping = slots.data();
+      c.k_scale = &sc[0];
+      c.v_scale = &sc[1];
+      a.key = a.value = dsrc.p;
+      a.key_cache = dkc.p;
+      a.value_cache = dvc.p;
+      a.slot_mapping = ds.p;
+      a.k_scale = dsc.p;
+      a.v_scale = dsc.p + 1;
+      CHECK(kvref_cpu_kv_store(&c) == KVREF_SUCCESS, "cpu");
+      CHECK(kvref_kv_store(&a, nullptr) == KVREF_SUCCESS, "launch");
+      CUDA_OK(cudaDeviceSynchronize());
+      const std::vector<uint8_t> gk = dkc.download();
+      size_t diff = 0, first = 0;
+      for (size_t i = 0; i < gk.size(); ++i) {
+        if (gk[i] != kc[i]) {
+          if (diff++ == 0) first = i;
+        }
+      }
+      CHECK(diff == 0, "fp8 src %d scale %g: %zu bytes differ (first at %zu: gpu 0x%02x cpu 0x%02x)", sd,
+            static_cast<double>(scale), diff, first, diff ? gk[first] : 0, diff ? kc[first] : 0);
+      CHECK(dvc.download() == vc, "fp8 src %d scale %g: value cache differs", sd, static_cast<double>(scale));
+    }
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -643,6 +724,7 @@ int main(int argc, char** argv) {
   section("slot mapping 64-bit slots", [&] { test_large_slot_mapping(); });
   section("kv store random", [&] { test_kv_store_random(rng); });
   section("record store random", [&] { test_record_store_random(rng); });
+  section("fp8 quantiser exhaustive", [&] { test_fp8_exhaustive(rng); });
   if (large) {
     const int64_t capacity = ((INT64_C(1) << 33) + (INT64_C(1) << 20));  // 8 GiB + 1 MiB each
     uint8_t* k = nullptr;

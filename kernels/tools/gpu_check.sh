@@ -8,6 +8,14 @@
 # compute-sanitizer memcheck, the benchmark, and - where python3 has torch - the PyTorch
 # extension's test and the PyTorch baseline benchmark.  Logs go to $OUT (default
 # /tmp/kvref_gpu_check).  Exit status: non-zero when a test or memcheck failed.
+#
+# Peers (optional; their source is read at run time, never part of this repository):
+#   KVREF_PEER_VLLM=<vLLM checkout>              kernels/bench/peer_bench.py: vLLM's Triton K/V
+#                                                store and V2 slot mapping against kvref
+#   KVREF_PEER_FLASHINFER=<FlashInfer checkout>  kernels/bench/flashinfer_peer.cu, compiled here
+#                                                against its include/: AppendPagedKVCache vs kvref
+# KVREF_BENCH_ARGS is passed to kvref_bench (e.g. --explore).  KVREF_SKIP_TESTS=1 skips the
+# GPU tests and memcheck, KVREF_SKIP_MEMCHECK=1 memcheck alone (benchmark-only reruns).
 set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 K=$ROOT/kernels
@@ -52,9 +60,19 @@ p2=$!
 "$NVCC" $FLAGS $ARCH "$K/examples/cuda_example.cu" -L"$B" -lkvref_cuda -Xlinker -rpath,"$B" \
   -o "$B/kvref_cuda_example" >> "$OUT/build.log" 2>&1 &
 p3=$!
+p4=
+if [ -n "${KVREF_PEER_FLASHINFER:-}" ]; then
+  "$NVCC" $FLAGS $ARCH -I"$KVREF_PEER_FLASHINFER/include" "$K/bench/flashinfer_peer.cu" -L"$B" \
+    -lkvref_cuda -Xlinker -rpath,"$B" -o "$B/flashinfer_peer" > "$OUT/flashinfer_build.log" 2>&1 &
+  p4=$!
+fi
 wait $p1 || status=1
 wait $p2 || status=1
 wait $p3 || status=1
+fi_ok=0
+if [ -n "$p4" ]; then
+  if wait $p4; then fi_ok=1; else log "flashinfer_peer: build failed (see flashinfer_build.log)"; tail -20 "$OUT/flashinfer_build.log"; fi
+fi
 log "build: $(( $(date +%s) - t0 )) s, status $status"
 "$B/kvref_cuda_example" > "$OUT/example.log" 2>&1
 rc=$?
@@ -62,12 +80,14 @@ rc=$?
 log "cuda_example: rc $rc, $(cat "$OUT/example.log")"
 if [ $status -ne 0 ]; then cat "$OUT/build.log"; exit 1; fi
 
+if [ "${KVREF_SKIP_TESTS:-0}" = 1 ]; then log "GPU tests and memcheck skipped (KVREF_SKIP_TESTS=1)"; else
 t0=$(date +%s)
 timeout "${KVREF_TEST_TIMEOUT:-150}" "$B/kvref_gpu_tests" 2>&1 | tee "$OUT/gpu_tests.log"
 rc=${PIPESTATUS[0]}
 log "kvref_gpu_tests: rc $rc, $(( $(date +%s) - t0 )) s; $(tail -1 "$OUT/gpu_tests.log")"
 [ "$rc" -eq 0 ] || status=1
 
+if [ "${KVREF_SKIP_MEMCHECK:-0}" = 1 ]; then log "memcheck skipped (KVREF_SKIP_MEMCHECK=1)"; else
 t0=$(date +%s)
 timeout "${KVREF_MEMCHECK_TIMEOUT:-240}" "$SANITIZER" --tool memcheck --error-exitcode 3 --print-limit 20 "$B/kvref_gpu_tests" --memcheck \
   > "$OUT/memcheck.log" 2>&1
@@ -75,9 +95,11 @@ rc=$?
 tail -25 "$OUT/memcheck.log"
 log "memcheck: rc $rc, $(( $(date +%s) - t0 )) s; $(grep -E 'ERROR SUMMARY' "$OUT/memcheck.log" | tail -1)"
 [ "$rc" -eq 0 ] || status=1
+fi
+fi
 
 t0=$(date +%s)
-timeout "${KVREF_BENCH_TIMEOUT:-120}" "$B/kvref_bench" 2>&1 | tee "$OUT/bench.log"
+timeout "${KVREF_BENCH_TIMEOUT:-120}" "$B/kvref_bench" ${KVREF_BENCH_ARGS:-} 2>&1 | tee "$OUT/bench.log"
 log "kvref_bench: $(( $(date +%s) - t0 )) s"
 
 if [ -n "$TORCH_PID" ]; then
@@ -93,9 +115,20 @@ if [ -n "$TORCH_PID" ]; then
     log "test_kvref_torch: rc $rc; $(tail -1 "$OUT/torch_test.log")"
     [ "$rc" -eq 0 ] || status=1
     timeout 120 python3 "$K/bench/torch_bench.py" 2>&1 | tee "$OUT/torch_bench.log"
+    if [ -n "${KVREF_PEER_VLLM:-}" ]; then
+      t0=$(date +%s)
+      timeout "${KVREF_PEER_TIMEOUT:-300}" python3 "$K/bench/peer_bench.py" --vllm "$KVREF_PEER_VLLM" \
+        ${KVREF_PEER_ARGS:-} 2>&1 | tee "$OUT/peer_bench.log"
+      log "peer_bench (vLLM): rc ${PIPESTATUS[0]}, $(( $(date +%s) - t0 )) s"
+    fi
   else
     status=1
   fi
+fi
+if [ "$fi_ok" = 1 ]; then
+  t0=$(date +%s)
+  timeout 120 "$B/flashinfer_peer" 2>&1 | tee "$OUT/flashinfer_peer.log"
+  log "flashinfer_peer: rc ${PIPESTATUS[0]}, $(( $(date +%s) - t0 )) s"
 fi
 log "gpu_check: status $status"
 exit $status

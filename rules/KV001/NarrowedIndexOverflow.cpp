@@ -47,10 +47,11 @@ static __int128 typeMax(const IntTy &T) {
   return T.Signed ? (__int128(1) << (T.Bits - 1)) - 1 : (__int128(1) << T.Bits) - 1;
 }
 
-static bool wraps(const Bound &B, const IntTy &T) {
-  __int128 Min = T.Signed ? -(__int128(1) << (T.Bits - 1)) : 0;
-  return B.Hi > typeMax(T) || (T.Signed && B.Lo < Min);
-}
+// Offsets into a cache grow upwards: a product wraps when its upper bound
+// passes the type's maximum. (Lower bounds of index arithmetic are loose --
+// T - 1 - i, pos - start -- and a product that wraps below -2^31 would
+// first have to address memory before the tensor.)
+static bool wraps(const Bound &B, const IntTy &T) { return B.Hi > typeMax(T); }
 
 /// 'x' <= 4,194,303 (why), or 'x' = 74,880 for a known value.
 static std::string describe(const Node *N, const Bound &B) {

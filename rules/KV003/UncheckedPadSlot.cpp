@@ -30,10 +30,11 @@ namespace kvlint {
 std::vector<OptionSpec> UncheckedPadSlot::options() const {
   return {
       {"SlotTablePattern",
-       "slot_mapping|slot_map|slot_ids|slot_indices|^slots?(_ptr)?$|out_cache_loc|cache_locs?|"
+       "slot_mapping|slot_map|slot_ids|slot_indices|out_cache_loc|cache_locs?|"
        "^out_locs?(_ptr)?$|^locs?(_ptr)?$|dst_locs?|dest_locs?|kv_locs?",
        "regex (case-insensitive) of slot-mapping tables: a store whose address is computed from "
-       "a value read from one of these must skip the pad slot"},
+       "a value read from one of these must skip the pad slot (a bare 'slots' is not in the "
+       "default: add it where an engine names its slot mapping so)"},
       {"StoreIndexPattern", "indices|_locs?(_ptr)?$",
        "regex (case-insensitive) of index tables that count as slot mappings only in a store "
        "into a cache (CachePattern): the indices of a KV-store kernel"},
@@ -165,7 +166,7 @@ struct UncheckedPadSlot::Check {
     return CacheStore && std::regex_search(B, R.IndexRe) && !std::regex_search(B, R.NotSlotRe);
   }
 
-  void sources(const Node *Root, bool CacheStore, std::vector<Source> &Out) {
+  void sources(const Node *Root, bool CacheStore, const Access &A, std::vector<Source> &Out) {
     struct Item {
       const Node *N;
       const Node *Holder;
@@ -213,6 +214,8 @@ struct UncheckedPadSlot::Check {
         continue;
       if (N->K == Kind::Phi && loopCarried(N))
         continue; // an induction variable (for i in range(start, end)): not a slot
+      if (N->K == Kind::Phi && sentinelExcluded(N, A))
+        continue; // a helper's sentinel (-1, nullptr) for a bad slot, tested by the caller
       if (N->K == Kind::Sub) { // base - x: an offset relative to x, not at it
         Stack.push_back({N->op(0), Holder, It.G, Clamped});
         continue;
@@ -220,6 +223,53 @@ struct UncheckedPadSlot::Check {
       for (const Node *O : N->Ops)
         Stack.push_back({O, Holder, It.G, Clamped});
     }
+  }
+
+  /// A merge of a helper's results, one of them a constant sentinel (-1,
+  /// nullptr) for slots it refuses, whose caller leaves on the sentinel
+  /// (`dst = slot_destination(p, slot); if (dst < 0) return;`): kvref's
+  /// protocol. The guard is on the merged value, so the computed arm is
+  /// reached only when the helper did not refuse the slot.
+  bool sentinelExcluded(const Node *Phi, const Access &A) const {
+    bool Neg = false, Null = false;
+    for (const Node *O : Phi->Ops) {
+      int64_t V;
+      if (isConst(O, Inlined, V)) {
+        Neg |= V < 0;
+        Null |= V == 0 && O && O->Ty.Pointer;
+      }
+      const Node *P = plain(O, Inlined);
+      if (P && (P->Text == "nullptr" || P->Text == "NULL") && P->Ty.Pointer)
+        Null = true;
+    }
+    if (!Neg && !Null)
+      return false;
+    Source Fake;
+    Fake.Load = Phi;
+    std::vector<std::pair<const Node *, bool>> As;
+    for (const Guard &G : A.Guards)
+      atoms(G.Cond, !G.Negated, As);
+    for (auto &[Cmp, Pos] : As) {
+      if (Neg && excludes(Cmp, Pos, Fake))
+        return true; // dst >= 0, dst != -1
+      if (!Null)
+        continue;
+      Kind K = Cmp->K;
+      if (!Pos)
+        K = K == Kind::Eq ? Kind::Ne : K == Kind::Ne ? Kind::Eq : Kind::Unknown;
+      if (K != Kind::Ne)
+        continue;
+      for (int I = 0; I < 2; ++I) {
+        const Node *X = Cmp->op(I), *Y = Cmp->op(1 - I);
+        int64_t V;
+        const Node *PY = plain(Y, Inlined);
+        bool YNull = (isConst(Y, Inlined, V) && V == 0) ||
+                     (PY && (PY->Text == "nullptr" || PY->Text == "NULL"));
+        if (YNull && plain(X, Inlined) == Phi)
+          return true; // dst != nullptr
+      }
+    }
+    return false;
   }
 
   /// A merge that reaches itself through its operands: a loop's variable.
@@ -388,7 +438,7 @@ struct UncheckedPadSlot::Check {
       std::string Base = leafName(nameOf(addressBase(A.Addr)));
       bool CacheStore = !Base.empty() && std::regex_search(Base, R.CacheRe);
       std::vector<Source> Srcs;
-      sources(A.Addr, CacheStore, Srcs);
+      sources(A.Addr, CacheStore, A, Srcs);
       for (const Source &S : Srcs) {
         if (guarded(A, S))
           continue;

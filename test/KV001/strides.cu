@@ -15,7 +15,7 @@ struct CacheParams {
 // Positive: constexpr stride.
 __global__ void store_constexpr(uint16_t *cache, const int *page_table) {
   int page = page_table[blockIdx.x];
-  // CHECK: strides.cu:[[@LINE+1]]:9: warning: 32-bit signed product 'page * kBytesPerPage' is used as a memory offset and wraps past 2^31: 'page' <= 4,194,303 ('page_table' is an entry of a table named like it: Envelope.KvPages = 4,194,303) times 'kBytesPerPage' = 74,880; it wraps once 'page' >= 28,680; widen 'page' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+  // CHECK: strides.cu:[[@LINE+1]]:9: warning: 32-bit signed product 'page * kBytesPerPage' is used as a memory offset and wraps past 2^31: 'page' <= 8,388,607 ('page_table' is an entry of a table named like it: Envelope.KvPages = 8,388,607) times 'kBytesPerPage' = 74,880; it wraps once 'page' >= 28,680; widen 'page' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
   cache[page * kBytesPerPage + threadIdx.x] = 0;
 }
 
@@ -28,7 +28,7 @@ __global__ void store_constexpr_fixed(uint16_t *cache, const int *page_table) {
 // Positive: literal stride from a macro.
 __global__ void store_macro(uint16_t *cache, const int *page_table) {
   int page = page_table[blockIdx.x];
-  // CHECK: strides.cu:[[@LINE+1]]:9: warning: 32-bit signed product 'page * PAGE_STRIDE' is used as a memory offset and wraps past 2^31: 'page' <= 4,194,303 ('page_table' is an entry of a table named like it: Envelope.KvPages = 4,194,303) times 'PAGE_STRIDE' = 74,880; it wraps once 'page' >= 28,680; widen 'page' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+  // CHECK: strides.cu:[[@LINE+1]]:9: warning: 32-bit signed product 'page * PAGE_STRIDE' is used as a memory offset and wraps past 2^31: 'page' <= 8,388,607 ('page_table' is an entry of a table named like it: Envelope.KvPages = 8,388,607) times 'PAGE_STRIDE' = 74,880; it wraps once 'page' >= 28,680; widen 'page' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
   cache[page * PAGE_STRIDE] = 0;
 }
 
@@ -41,7 +41,7 @@ __global__ void store_macro_ll(uint16_t *cache, const int *page_table) {
 // Positive: runtime stride parameter.
 __global__ void store_param(float *cache, const int *page_table, int page_stride) {
   int page = page_table[blockIdx.x];
-  // CHECK: strides.cu:[[@LINE+1]]:9: warning: 32-bit signed product 'page * page_stride' is used as a memory offset and wraps past 2^31: 'page' <= 4,194,303 ('page_table' is an entry of a table named like it: Envelope.KvPages = 4,194,303) times 'page_stride' <= 16,384 ('page_stride' is named like it: Envelope.Stride = 16,384); widen 'page' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+  // CHECK: strides.cu:[[@LINE+1]]:9: warning: 32-bit signed product 'page * page_stride' is used as a memory offset and wraps past 2^31: 'page' <= 8,388,607 ('page_table' is an entry of a table named like it: Envelope.KvPages = 8,388,607) times 'page_stride' <= 16,384 ('page_stride' is named like it: Envelope.Stride = 16,384); widen 'page' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
   cache[page * page_stride + threadIdx.x] = 0.f;
 }
 
@@ -55,7 +55,7 @@ __global__ void store_param64(float *cache, const int *page_table, int64_t page_
 // Positive: stride read from a struct of parameters.
 __global__ void store_member(float *cache, const int *page_table, CacheParams p) {
   int page = page_table[blockIdx.x];
-  // CHECK: strides.cu:[[@LINE+1]]:9: warning: 32-bit signed product 'page * p.page_stride' is used as a memory offset and wraps past 2^31: 'page' <= 4,194,303 ('page_table' is an entry of a table named like it: Envelope.KvPages = 4,194,303) times 'p.page_stride' <= 16,384 ('page_stride' is named like it: Envelope.Stride = 16,384); widen 'page' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+  // CHECK: strides.cu:[[@LINE+1]]:9: warning: 32-bit signed product 'page * p.page_stride' is used as a memory offset and wraps past 2^31: 'page' <= 8,388,607 ('page_table' is an entry of a table named like it: Envelope.KvPages = 8,388,607) times 'p.page_stride' <= 16,384 ('page_stride' is named like it: Envelope.Stride = 16,384); widen 'page' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
   cache[page * p.page_stride] = 0.f;
 }
 
@@ -69,7 +69,7 @@ __global__ void store_member64(float *cache, const int *page_table, CacheParams 
 template <int kPageSize, int kHeadDim>
 __global__ void store_template(float *cache, const int *page_table) {
   int page = page_table[blockIdx.x];
-  // CHECK: strides.cu:[[@LINE+1]]:9: warning: 32-bit signed product 'page * kPageSize * kHeadDim' is used as a memory offset and wraps past 2^31: 'page * kPageSize' <= 4,194,304 ('page_table' is an entry of a table named like it: Envelope.KvPages = 4,194,303, times the page size: a slot (Envelope.KvSlots = 4,194,304)) times 'kHeadDim' <= 576 ('kHeadDim' is named like it: Envelope.HeadDim = 576); widen 'page' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+  // CHECK: strides.cu:[[@LINE+1]]:9: warning: 32-bit signed product 'page * kPageSize * kHeadDim' is used as a memory offset and wraps past 2^31: 'page * kPageSize' <= 8,388,607 ('page * kPageSize' spans KvSlots (KvPages x BlockSize <= Envelope.KvSlots) = 8,388,607) times 'kHeadDim' <= 576 ('kHeadDim' is named like it: Envelope.HeadDim = 576); widen 'page' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
   cache[page * kPageSize * kHeadDim + threadIdx.x] = 0.f;
 }
 
@@ -82,7 +82,7 @@ __global__ void stride_product(float *cache, int64_t page) {
 // Positive: a shift by log2(page size) is a multiply.
 __global__ void store_shift(float *cache, const int *page_table, int log2_stride) {
   int page = page_table[blockIdx.x];
-  // CHECK: strides.cu:[[@LINE+1]]:9: warning: 32-bit signed product 'page << log2_stride' is used as a memory offset and wraps past 2^31: 'page' <= 4,194,303 ('page_table' is an entry of a table named like it: Envelope.KvPages = 4,194,303) shifted by 'log2_stride' <= 16,384 ('log2_stride' is named like it: Envelope.Stride = 16,384); widen 'page' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+  // CHECK: strides.cu:[[@LINE+1]]:9: warning: 32-bit signed product 'page << log2_stride' is used as a memory offset and wraps past 2^31: 'page' <= 8,388,607 ('page_table' is an entry of a table named like it: Envelope.KvPages = 8,388,607) shifted by 'log2_stride' <= 16,384 ('log2_stride' is named like it: Envelope.Stride = 16,384); widen 'page' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
   cache[page << log2_stride] = 0.f;
 }
 

@@ -173,3 +173,20 @@ __global__ void optional_state_slots(const float *x, float *state_cache,
     return;
   state_cache[cache_slot * dim + threadIdx.x] = x[seq * dim + threadIdx.x];
 }
+
+// Negative: a helper maps a refused slot to the offset sentinel -1 and the
+// caller leaves on it (kvref's slot_destination protocol).
+__device__ int64_t slot_offset(const int64_t *slot_mapping, int64_t t, int64_t num_slots,
+                               int64_t n) {
+  const int64_t slot = slot_mapping[t];
+  if (slot < 0 || slot >= num_slots)
+    return -1;
+  return slot * n;
+}
+__global__ void helper_sentinel(const float *key, float *key_cache, const int64_t *slot_mapping,
+                                int64_t num_slots, int64_t n) {
+  const int64_t dst = slot_offset(slot_mapping, blockIdx.x, num_slots, n);
+  if (dst < 0)
+    return;
+  key_cache[dst + threadIdx.x] = key[blockIdx.x * n + threadIdx.x];
+}

@@ -62,6 +62,18 @@ const Node *lastAddr(const LoweredFile &LF) {
   return F.Accesses.empty() ? nullptr : F.Accesses.back().Addr;
 }
 
+/// Like dump(), but expands through Vars (for failure messages).
+std::string deep(const Node *N, unsigned D = 0) {
+  if (!N) return "null";
+  if (D > 30) return "...";
+  std::string S = "(" + std::string(kindName(N->K)) + ":" +
+                  (N->Ty.Pointer ? "ptr" : (N->Ty.Signed ? "i" : "u") + std::to_string(N->Ty.Bits));
+  if (N->K == Kind::Const) S += " " + std::to_string(N->Value);
+  if (!N->Name.empty()) S += " " + N->Name;
+  for (const Node *O : N->Ops) S += " " + deep(O, D + 1);
+  return S + ")";
+}
+
 } // namespace
 
 TEST(TritonLowering, ProgramIdAndArangeAreInt32) {
@@ -225,14 +237,94 @@ TEST(TritonLowering, BlockPointersUseInt64Strides) {
   const Node *Wide = find(A, [](const Node *N) {
     return N->K == Kind::Mul && N->Ty.Bits == 64 && N->op(1)->K == Kind::Cast;
   });
-  ASSERT_TRUE(Wide);
-  EXPECT_EQ(Wide->op(0)->K, Kind::Mul);
-  EXPECT_TRUE(isTy(Wide->op(0)->Ty, 32, true)) << "page * 64 is computed in int32 first";
+  ASSERT_TRUE(Wide) << deep(A);
+  EXPECT_EQ(Wide->op(0)->K, Kind::Mul) << deep(A);
+  EXPECT_TRUE(isTy(Wide->op(0)->Ty, 64, true))
+      << "block-pointer offsets are 64-bit coordinates: " << deep(A);
   // tl.advance adds 16 * stride; the loop carries bp through a Phi.
   EXPECT_TRUE(findKind(A, Kind::Phi));
   EXPECT_TRUE(find(A, [](const Node *N) {
     return N->K == Kind::Mul && N->op(0)->K == Kind::Const && N->op(0)->Value == 16;
   }));
+}
+
+TEST(TritonLowering, AnnotatedParamsAreTyped) {
+  auto LF = lower("@triton.jit\ndef k(p, a: tl.int64, b: tl.uint64, c: 'tl.int64', d: \"tl.uint32\",\n"
+                  "      e: int, f: tl.float32, g: tl.constexpr):\n"
+                  "    i = tl.program_id(0)\n"
+                  "    tl.store(p + i * a, 0)\n"
+                  "    tl.store(p + i * b, 0)\n"
+                  "    tl.store(p + i * c, 0)\n"
+                  "    tl.store(p + i * d, 0)\n"
+                  "    tl.store(p + i * e + f + g, 0)\n");
+  const Function &F = only(LF);
+  ASSERT_EQ(F.Accesses.size(), 5u);
+  auto ParamTy = [&](size_t I, const char *N) {
+    const Node *P = findNamed(F.Accesses[I].Addr, Kind::Param, N);
+    EXPECT_TRUE(P) << N;
+    return P ? P->Ty : IntTy();
+  };
+  EXPECT_TRUE(isTy(ParamTy(0, "a"), 64, true));
+  EXPECT_TRUE(isTy(ParamTy(1, "b"), 64, false));
+  EXPECT_TRUE(isTy(ParamTy(2, "c"), 64, true)) << "a string annotation";
+  EXPECT_TRUE(isTy(ParamTy(3, "d"), 32, false));
+  EXPECT_TRUE(isTy(ParamTy(4, "e"), 32, true)) << "a Python int is an int32 scalar";
+  EXPECT_TRUE(isTy(ParamTy(4, "f"), 32, true)) << "floats keep the default";
+  EXPECT_TRUE(isTy(findKind(F.Accesses[0].Addr, Kind::Mul)->Ty, 64, true)) << "i32 * i64 is i64";
+  EXPECT_TRUE(isTy(findKind(F.Accesses[1].Addr, Kind::Mul)->Ty, 64, false));
+  EXPECT_TRUE(isTy(findKind(F.Accesses[3].Addr, Kind::Mul)->Ty, 32, false));
+  EXPECT_TRUE(isTy(findKind(F.Accesses[4].Addr, Kind::Mul)->Ty, 32, true));
+}
+
+TEST(TritonLowering, BlockPointerCoordinatesAre64BitBaseIsNot) {
+  auto LF = lower("@triton.jit\ndef k(o, x, n, i_n, s_n, stride, BT: tl.constexpr):\n"
+                  "    i_t = tl.program_id(0)\n"
+                  "    row = i_t * BT\n"
+                  "    if n > 4:\n"
+                  "        row = row + BT\n"
+                  "    bp = tl.make_block_ptr(x + i_n * s_n, (n, 64), (stride, 1), (row - 1, 0), (16, 64), (1, 0))\n"
+                  "    bp = tl.advance(bp, (i_t * BT, 0))\n"
+                  "    tl.store(bp, 0)\n"
+                  "    tl.store(o + row, 0)\n");
+  const Function &F = only(LF);
+  ASSERT_EQ(F.Accesses.size(), 2u);
+  const Node *A = F.Accesses[0].Addr;
+  // Every product that multiplies the program id is 64-bit in the block
+  // pointer; the base's i_n * s_n stays as written.
+  for (const Node *N : all(A)) {
+    if (N->K != Kind::Mul) continue;
+    if (findNamed(N, Kind::Param, "i_n")) {
+      EXPECT_TRUE(isTy(N->Ty, 32, true)) << "base arithmetic is checked as written";
+      continue;
+    }
+    EXPECT_TRUE(isTy(N->Ty, 64, true)) << deep(N);
+  }
+  EXPECT_TRUE(find(A, [](const Node *N) {
+    return N->K == Kind::Sub && isTy(N->Ty, 64, true) && N->op(0)->K == Kind::Var &&
+           isTy(N->op(0)->Ty, 64, true) && N->op(0)->Name == "row";
+  })) << "the local holding the coordinate is widened with it: " << deep(A);
+  // The same local used in a plain pointer is still a 32-bit product.
+  const Node *Plain = findKind(F.Accesses[1].Addr, Kind::Mul);
+  ASSERT_TRUE(Plain) << deep(F.Accesses[1].Addr);
+  EXPECT_TRUE(isTy(Plain->Ty, 32, true));
+}
+
+TEST(TritonLowering, DescriptorCoordinatesDoNotLeak) {
+  // Descriptor accesses read through the descriptor: no pointer access is
+  // recorded, and their 64-bit coordinates leave the locals as written.
+  auto LF = lower("@triton.jit\ndef k(o, x, T, H: tl.constexpr, BT: tl.constexpr):\n"
+                  "    i_t = tl.program_id(0)\n"
+                  "    r = i_t * BT\n"
+                  "    desc = tl.make_tensor_descriptor(x, [T, BT], [H * BT, 1], [16, 16])\n"
+                  "    v = desc.load([r, 0])\n"
+                  "    desc.store([r + 16, 0], v)\n"
+                  "    w = tl.load_tensor_descriptor(desc, [r, 0])\n"
+                  "    tl.store(o + r, w)\n");
+  const Function &F = only(LF);
+  ASSERT_EQ(F.Accesses.size(), 1u);
+  const Node *Mul = findKind(F.Accesses[0].Addr, Kind::Mul);
+  ASSERT_TRUE(Mul);
+  EXPECT_TRUE(isTy(Mul->Ty, 32, true));
 }
 
 TEST(TritonLowering, LoopCarriedPointer) {
@@ -527,6 +619,304 @@ TEST(TritonLowering, HostileInputsDoNotCrash) {
                              "@triton.jit\ndef b(p):\n    a(p)\n    tl.store(p, 0)\n",
                              Options());
   (void)E; // mutual recursion terminates
+}
+
+// --- launcher facts ---------------------------------------------------------
+
+namespace {
+/// The first node named Name of kind K in any access of F.
+const Node *inF(const Function &F, Kind K, const std::string &Name) {
+  for (const Access &A : F.Accesses)
+    if (const Node *N = findNamed(A.Addr, K, Name)) return N;
+  return nullptr;
+}
+const char *TorchPrelude = "import torch\n";
+} // namespace
+
+TEST(TritonLauncher, ConstantsUnionOverSites) {
+  auto LF = lower(std::string(TorchPrelude) +
+                  "BLOCK_N = 64\n"
+                  "@triton.jit\ndef k(p, a, b, c, d, e, S: tl.constexpr, D: tl.constexpr = 32):\n"
+                  "    tl.store(p + a + b + c + d + e + S + D, 0)\n"
+                  "def run(x, n):\n"
+                  "    bs = 16\n"
+                  "    if n > 2:\n"
+                  "        bs = 32\n"
+                  "    k[(1,)](x, 8, BLOCK_N, bs, n, 2 * BLOCK_N, S=128)\n"
+                  "def run2(x, m):\n"
+                  "    k[(1,)](x, 4, BLOCK_N, 16, 3, 5, S=256)\n");
+  const Function &F = only(LF);
+  auto H = [&](const char *N) {
+    const Node *X = inF(F, Kind::Param, N);
+    if (!X) X = inF(F, Kind::Symbolic, N);
+    EXPECT_TRUE(X) << N;
+    return X ? X->Hint : ValueHint();
+  };
+  EXPECT_TRUE(H("a").HasRange);
+  EXPECT_EQ(H("a").Lo, 4);
+  EXPECT_EQ(H("a").Hi, 8);
+  EXPECT_TRUE(H("b").HasRange) << "a module constant";
+  EXPECT_EQ(H("b").Lo, 64);
+  EXPECT_EQ(H("b").Hi, 64);
+  EXPECT_TRUE(H("c").HasRange) << "a local bound only to constants";
+  EXPECT_EQ(H("c").Lo, 16);
+  EXPECT_EQ(H("c").Hi, 32);
+  EXPECT_FALSE(H("d").any()) << "one site passes a runtime value (n), the other 3";
+  EXPECT_EQ(H("e").Lo, 5);
+  EXPECT_EQ(H("e").Hi, 128);
+  EXPECT_EQ(H("S").Lo, 128) << "constexpr parameters get the same facts";
+  EXPECT_EQ(H("S").Hi, 256);
+  EXPECT_TRUE(H("D").HasRange) << "a default nobody overrides";
+  EXPECT_EQ(H("D").Lo, 32);
+  EXPECT_EQ(H("a").Source, "launch at t.py:13 (and 1 more)");
+}
+
+TEST(TritonLauncher, BlockSizesCappedByAConstant) {
+  auto LF = lower("MAX_FUSED_SIZE = 65536\n"
+                  "@triton.jit\ndef k(p, BD: tl.constexpr, BE: tl.constexpr, BF: tl.constexpr,\n"
+                  "      BG: tl.constexpr):\n"
+                  "    tl.store(p + BD + BE + BF + BG, 0)\n"
+                  "def run(x, D):\n"
+                  "    BD = min(MAX_FUSED_SIZE, triton.next_power_of_2(D))\n"
+                  "    BE = triton.next_power_of_2(D)\n"
+                  "    k[(1,)](x, BD, BE, triton.next_power_of_2(D) // 2, min(BE, 4096) % 100)\n");
+  const Function &F = only(LF);
+  const Node *BD = inF(F, Kind::Symbolic, "BD");
+  ASSERT_TRUE(BD);
+  EXPECT_TRUE(BD->Hint.HasRange);
+  EXPECT_EQ(BD->Hint.Lo, 1);
+  EXPECT_EQ(BD->Hint.Hi, 65536);
+  EXPECT_FALSE(inF(F, Kind::Symbolic, "BE")->Hint.HasRange) << "no constant caps it";
+  EXPECT_EQ(inF(F, Kind::Symbolic, "BE")->Hint.BoundBy, "BE");
+  EXPECT_FALSE(inF(F, Kind::Symbolic, "BF")->Hint.HasRange) << "half of an open range is open";
+  EXPECT_EQ(inF(F, Kind::Symbolic, "BG")->Hint.Hi, 99);
+}
+
+TEST(TritonLauncher, NamesOfWhatSitesPass) {
+  auto LF = lower("@triton.jit\ndef k(p, n, t, h, d, s, u, v, w):\n"
+                  "    tl.store(p + n + t + h + d + s + u + v + w, 0)\n"
+                  "class Layer:\n"
+                  "    def forward(self, x, k, num_tokens, cfg):\n"
+                  "        B, T, H, K = k.shape\n"
+                  "        D = x.shape[-1]\n"
+                  "        k[(1,)](x, num_tokens, T, k.shape[2], x.shape[1], self.num_heads,\n"
+                  "                cfg.hidden_size * 2, x.stride(0), k.shape[-1])\n");
+  const Function &F = only(LF);
+  auto By = [&](const char *N) {
+    const Node *X = inF(F, Kind::Param, N);
+    EXPECT_TRUE(X) << N;
+    return X ? X->Hint.BoundBy : std::string("?");
+  };
+  EXPECT_EQ(By("n"), "num_tokens");
+  EXPECT_EQ(By("t"), "T") << "unpacked from k.shape";
+  EXPECT_EQ(By("h"), "H") << "k.shape[2] is the name it was unpacked into";
+  EXPECT_EQ(By("d"), "") << "x.shape[1] was never named";
+  EXPECT_EQ(By("s"), "num_heads") << "the last attribute";
+  EXPECT_EQ(By("u"), "") << "an expression has no name";
+  EXPECT_EQ(By("v"), "") << "a stride call has no name";
+  EXPECT_EQ(By("w"), "K") << "negative shape index";
+  EXPECT_FALSE(inF(F, Kind::Param, "n")->Hint.HasRange);
+}
+
+TEST(TritonLauncher, SitesThatDisagreeOnANameGiveNoFact) {
+  auto LF = lower("@triton.jit\ndef k(p, n, m):\n    tl.store(p + n + m, 0)\n"
+                  "def a(x, num_tokens, m):\n    k[(1,)](x, num_tokens, m)\n"
+                  "def b(x, num_reqs, m):\n    k[(1,)](x, num_reqs, m)\n");
+  const Function &F = only(LF);
+  EXPECT_FALSE(inF(F, Kind::Param, "n")->Hint.any());
+  EXPECT_EQ(inF(F, Kind::Param, "m")->Hint.BoundBy, "m");
+}
+
+TEST(TritonLauncher, EveryBindingCounts) {
+  // A name bound anywhere else in the function (loop, with-as, walrus,
+  // augmented assignment) is not a constant, even if one assignment is.
+  auto LF = lower("@triton.jit\ndef k(p, a, b, c, d, e):\n    tl.store(p + a + b + c + d + e, 0)\n"
+                  "def run(x, xs, ctx):\n"
+                  "    a = 1\n    b = 2\n    c = 3\n    d = 4\n    e = 5\n"
+                  "    for a in xs:\n        pass\n"
+                  "    with ctx() as b:\n        pass\n"
+                  "    if (c := len(xs)) > 0:\n        pass\n"
+                  "    d += 1\n"
+                  "    k[(1,)](x, a, b, c, d, e)\n");
+  const Function &F = only(LF);
+  for (const char *N : {"a", "b", "c", "d"})
+    EXPECT_FALSE(inF(F, Kind::Param, N)->Hint.HasRange) << N;
+  EXPECT_TRUE(inF(F, Kind::Param, "e")->Hint.HasRange);
+}
+
+TEST(TritonLauncher, StarArgumentsHideWhatFollows) {
+  auto LF = lower("@triton.jit\ndef k(p, a, b, c):\n    tl.store(p + a + b + c, 0)\n"
+                  "def run(x, args, kw):\n"
+                  "    k[(1,)](x, 7, *args, c=9)\n"
+                  "    k[(1,)](x, 7, 8, **kw)\n");
+  const Function &F = only(LF);
+  EXPECT_TRUE(inF(F, Kind::Param, "a")->Hint.HasRange);
+  EXPECT_FALSE(inF(F, Kind::Param, "b")->Hint.any()) << "b comes from *args at one site";
+  EXPECT_FALSE(inF(F, Kind::Param, "c")->Hint.any()) << "c may come from **kw";
+}
+
+TEST(TritonLauncher, TableDtypesGiveLoadTypes) {
+  auto LF = lower(std::string(TorchPrelude) +
+                  "@triton.jit\ndef k(o, a, b, c, d, e, f, g):\n"
+                  "    i = tl.program_id(0)\n"
+                  "    tl.store(o + tl.load(a + i) * 8, 0)\n"
+                  "    tl.store(o + tl.load(b + i) * 8, 0)\n"
+                  "    tl.store(o + tl.load(c + i) * 8, 0)\n"
+                  "    tl.store(o + tl.load(d + i) * 8, 0)\n"
+                  "    tl.store(o + tl.load(e + i) * 8, 0)\n"
+                  "    tl.store(o + tl.load(f + i) * 8, 0)\n"
+                  "    tl.store(o + tl.load(g + i) * 8, 0)\n"
+                  "def run(out, x, y, n):\n"
+                  "    slots = torch.empty(n, dtype=torch.int64, device=x.device)\n"
+                  "    s16 = x.to(dtype=torch.int16)\n"
+                  "    mixed = torch.zeros(n, dtype=torch.int32)\n"
+                  "    k[(n,)](out, x.long(), slots, y.to(torch.int32).contiguous(), s16[1:],\n"
+                  "            x.to(torch.float32), mixed, y)\n"
+                  "def run2(out, x, y, n):\n"
+                  "    k[(n,)](out, x.to(torch.int64), torch.arange(n, dtype=torch.long),\n"
+                  "            y.int(), x.short(), x, x.long(), y)\n");
+  const Function &F = only(LF);
+  ASSERT_EQ(F.Accesses.size(), 14u);
+  auto Elem = [&](size_t Store) {
+    const Node *L = findKind(F.Accesses[Store].Addr, Kind::Load);
+    EXPECT_TRUE(L);
+    return L ? L->ElemTy : IntTy();
+  };
+  EXPECT_TRUE(isTy(Elem(1), 64, true)) << "x.long() / x.to(torch.int64)";
+  EXPECT_TRUE(isTy(Elem(3), 64, true)) << "torch.empty(dtype=torch.int64) / arange(long)";
+  EXPECT_TRUE(isTy(Elem(5), 32, true));
+  EXPECT_TRUE(isTy(Elem(7), 16, true)) << "a slice of a local made by .to(int16)";
+  EXPECT_TRUE(isTy(Elem(9), 32, true)) << "floats and unknown tables keep the default";
+  EXPECT_TRUE(isTy(Elem(11), 32, true)) << "sites disagree (int32, int64): no fact";
+  EXPECT_TRUE(isTy(findKind(F.Accesses[1].Addr, Kind::Mul)->Ty, 64, true))
+      << "a product with an int64 table entry is 64-bit";
+  EXPECT_TRUE(isTy(findKind(F.Accesses[11].Addr, Kind::Mul)->Ty, 32, true));
+}
+
+TEST(TritonLauncher, GridFacts) {
+  auto LF = lower("NUM_SMS = 132\n"
+                  "@triton.jit\ndef k(p, BLOCK: tl.constexpr):\n"
+                  "    tl.store(p + tl.program_id(0) + tl.program_id(1) + tl.program_id(2), 0)\n"
+                  "def a(x, n, T, num_tokens):\n"
+                  "    grid = lambda META: (num_tokens, triton.cdiv(T, META['BLOCK']), 4)\n"
+                  "    k[grid](x, BLOCK=64)\n"
+                  "def b(x, T, num_tokens):\n"
+                  "    def grid(meta):\n"
+                  "        return (num_tokens, (T + 32 - 1) // 32, NUM_SMS)\n"
+                  "    k[grid](x, BLOCK=32)\n");
+  const Function &F = only(LF);
+  const Node *P0 = inF(F, Kind::LaunchIdx, "program_id(0)");
+  const Node *P1 = inF(F, Kind::LaunchIdx, "program_id(1)");
+  const Node *P2 = inF(F, Kind::LaunchIdx, "program_id(2)");
+  ASSERT_TRUE(P0 && P1 && P2);
+  EXPECT_EQ(P0->Hint.BoundBy, "num_tokens");
+  EXPECT_EQ(P0->Hint.BoundDiv, 1);
+  EXPECT_EQ(P1->Hint.BoundBy, "T");
+  EXPECT_EQ(P1->Hint.BoundDiv, 32) << "cdiv(T, 64) and cdiv(T, 32): the larger grid";
+  EXPECT_TRUE(P2->Hint.HasRange);
+  EXPECT_EQ(P2->Hint.Lo, 0);
+  EXPECT_EQ(P2->Hint.Hi, 131);
+  EXPECT_EQ(P2->Hint.Source, "launch at t.py:10 (and 1 more)");
+}
+
+TEST(TritonLauncher, GridEntriesThroughLocals) {
+  auto LF = lower("@triton.jit\ndef k(p):\n"
+                  "    tl.store(p + tl.program_id(0) + tl.program_id(1) + tl.program_id(2), 0)\n"
+                  "def run(x, q, BV):\n"
+                  "    B, T, H, V = q.shape\n"
+                  "    BT = 64\n"
+                  "    NT = triton.cdiv(T, BT)\n"
+                  "    NV = triton.cdiv(V, BV)\n"
+                  "    NB = B * H\n"
+                  "    k[(NV, NT, NB)](x)\n");
+  const Function &F = only(LF);
+  const Node *P0 = inF(F, Kind::LaunchIdx, "program_id(0)");
+  const Node *P1 = inF(F, Kind::LaunchIdx, "program_id(1)");
+  const Node *P2 = inF(F, Kind::LaunchIdx, "program_id(2)");
+  EXPECT_EQ(P0->Hint.BoundBy, "V");
+  EXPECT_EQ(P0->Hint.BoundDiv, 1) << "BV is not known";
+  EXPECT_EQ(P1->Hint.BoundBy, "T");
+  EXPECT_EQ(P1->Hint.BoundDiv, 64);
+  EXPECT_EQ(P2->Hint.BoundBy, "NB") << "a product keeps the local's name";
+}
+
+TEST(TritonLauncher, GridTuplesAndMissingAxes) {
+  auto LF = lower("@triton.jit\ndef k(p):\n"
+                  "    tl.store(p + tl.program_id(0) * tl.program_id(1), 0)\n"
+                  "def a(x, n, B):\n"
+                  "    if n > 8:\n"
+                  "        grid = (triton.cdiv(n, 128),)\n"
+                  "    else:\n"
+                  "        grid = (triton.cdiv(n, 256),)\n"
+                  "    k[grid](x)\n");
+  const Function &F = only(LF);
+  const Node *P0 = inF(F, Kind::LaunchIdx, "program_id(0)");
+  const Node *P1 = inF(F, Kind::LaunchIdx, "program_id(1)");
+  EXPECT_EQ(P0->Hint.BoundBy, "n");
+  EXPECT_EQ(P0->Hint.BoundDiv, 128);
+  EXPECT_TRUE(P1->Hint.HasRange) << "a one-axis grid runs one program along axis 1";
+  EXPECT_EQ(P1->Hint.Hi, 0);
+}
+
+TEST(TritonLauncher, GridsThatCannotBeSeenGiveNoFact) {
+  auto LF = lower("@triton.jit\ndef k(p):\n    tl.store(p + tl.program_id(0), 0)\n"
+                  "def a(x, n, grid):\n    k[grid](x)\n"
+                  "def b(x, n):\n    k[(n,)](x)\n");
+  const Function &F = only(LF);
+  EXPECT_FALSE(inF(F, Kind::LaunchIdx, "program_id(0)")->Hint.any())
+      << "one site's grid is a parameter";
+  auto LF2 = lower("@triton.jit\ndef k(p):\n    tl.store(p + tl.program_id(0), 0)\n"
+                   "def a(x, n, m):\n    k[(n,)](x)\n"
+                   "def b(x, n, m):\n    k[(m * 2,)](x)\n");
+  EXPECT_FALSE(inF(only(LF2), Kind::LaunchIdx, "program_id(0)")->Hint.any());
+}
+
+TEST(TritonLauncher, HelpersAndWrappedKernelsKeepFacts) {
+  auto LF = lower("@triton.jit\ndef row(p, n):\n"
+                  "    tl.store(p + tl.program_id(0) * n, 0)\n"
+                  "def _impl(p, n):\n    row(p, n)\n"
+                  "kern = triton.jit(_impl)\n"
+                  "def run(x, num_rows, width):\n    kern[(num_rows,)](x, width)\n");
+  const Function &F = only(LF);
+  EXPECT_EQ(F.Name, "_impl");
+  const Node *P0 = inF(F, Kind::LaunchIdx, "program_id(0)");
+  ASSERT_TRUE(P0);
+  EXPECT_EQ(P0->Hint.BoundBy, "num_rows") << "program_id in an inlined helper";
+  EXPECT_EQ(inF(F, Kind::Param, "n")->Hint.BoundBy, "width");
+}
+
+TEST(TritonLauncher, HostileLaunchersTerminate) {
+  std::string Src = "@triton.jit\ndef k(p, n):\n    tl.store(p + n + tl.program_id(0), 0)\n"
+                    "def a(x):\n"
+                    "    n = n + 1\n"
+                    "    grid = grid\n"
+                    "    g2 = (g2,)\n"
+                    "    c = d\n    d = c\n"
+                    "    k[grid](x, n)\n    k[g2](x, c)\n"
+                    "    k[(x.shape[0] + ,)](x, ((((1))))\n"
+                    "    k[]()\n    k(x)\n    k[lambda: 1](x)\n";
+  std::string Chain = "def b(x):\n    v0 = 1\n";
+  for (int I = 1; I < 400; ++I)
+    Chain += "    v" + std::to_string(I) + " = v" + std::to_string(I - 1) + " + v" +
+             std::to_string(I - 1) + "\n";
+  Chain += "    k[(v399,)](x, v399)\n";
+  auto LF = lower(Src + Chain);
+  EXPECT_EQ(LF.Functions.size(), 1u);
+  std::string Deep = "def c(x):\n    k[(" + std::string(3000, '(') + "1" + std::string(3000, ')') +
+                     ",)](x, 1)\n";
+  auto LF2 = lower("@triton.jit\ndef k(p, n):\n    tl.store(p + n, 0)\n" + Deep);
+  EXPECT_EQ(LF2.Functions.size(), 1u);
+}
+
+TEST(TritonLauncher, DumpShowsHints) {
+  auto LF = lower("@triton.jit\ndef k(p, n, B: tl.constexpr):\n"
+                  "    tl.store(p + tl.program_id(0) * n + B, 0)\n"
+                  "def run(x, num_tokens):\n"
+                  "    k[(triton.cdiv(num_tokens, 16),)](x, num_tokens, B=128)\n");
+  std::string D = dump(lastAddr(LF));
+  EXPECT_NE(D.find("(LaunchIdx:i32 program_id(0) @num_tokens/16)"), std::string::npos) << D;
+  EXPECT_NE(D.find("(Param:i32 n @num_tokens)"), std::string::npos) << D;
+  EXPECT_NE(D.find("(Symbolic:i32 B [128,128])"), std::string::npos) << D;
 }
 
 #endif // KVLINT_HAVE_TRITON

@@ -33,6 +33,12 @@ struct Bound {
   bool Exact = true;      ///< no envelope assumption was needed (facts only)
   std::string Why;        ///< for a leaf: where its bound comes from
   const Dimension *Dim = nullptr; ///< the envelope dimension it was bounded by
+  /// The value's shape: a product of envelope dimensions (exclusive) times
+  /// Scale, when Shaped. Lets couplings (pages x page size is a slot) bound
+  /// products the independent maxima overestimate.
+  std::vector<const Dimension *> Shape;
+  int64_t Scale = 1;
+  bool Shaped = false;
 };
 
 class Bounds {
@@ -53,6 +59,7 @@ private:
   Bound leafByName(const Node *N, const std::string &Name, const char *Fallback);
   Bound dim(const Dimension &D, const std::string &Name, const char *How);
   void refine(const Node *N, Bound &B);
+  int64_t capOf(std::vector<const Dimension *> Shape, int64_t Scale, std::string &How);
   void collectAtoms(const Node *C, bool Positive);
 
   struct Atom {

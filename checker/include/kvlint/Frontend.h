@@ -19,6 +19,17 @@ struct LoweredFile {
   std::vector<std::string> Notes;
   /// True when nothing could be analysed (unreadable, binary, fatal).
   bool Failed = false;
+  /// Code the parser could not read, so that nothing about it is silent: a
+  /// function with a parse error in it (analysed without the broken part, or
+  /// not at all), or, with Function empty, the line where the parser stopped
+  /// for good (bracket depth): nothing after it was analysed. Why is
+  /// "line:col: message".
+  struct Gap {
+    std::string Function;
+    unsigned Line = 0;
+    std::string Why;
+  };
+  std::vector<Gap> Gaps;
 };
 
 /// Triton frontend: lowers every @triton.jit function of a Python file.

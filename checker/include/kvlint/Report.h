@@ -4,6 +4,7 @@
 
 #include "kvlint/Rule.h"
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <ostream>
@@ -44,8 +45,21 @@ struct RunSummary {
 void renderText(const std::vector<Finding> &Fs, SourceCache &Src, std::ostream &OS);
 void renderJson(const std::vector<Finding> &Fs, const std::vector<FileNote> &Notes,
                 const RunSummary &S, std::ostream &OS);
+/// Fingerprints: the findings' fingerprints() (computed here when null).
 void renderSarif(const std::vector<Finding> &Fs, const std::vector<FileNote> &Notes,
-                 SourceCache &Src, std::ostream &OS);
+                 SourceCache &Src, std::ostream &OS,
+                 const std::vector<std::string> *Fingerprints = nullptr);
+
+/// A stable identity for each finding of Fs (in dedupeAndSort's order): a
+/// hash of the rule code, FileKey(file) (the path itself when null), the
+/// function, the flagged expression's text without whitespace (the line's
+/// when the range spans files or is unknown), and which occurrence of those
+/// parts it is. Lines moving, re-indentation and code added elsewhere keep
+/// it; a different expression, rule or function changes it. SARIF's
+/// partialFingerprints and kvlint's baselines both use it.
+std::vector<std::string>
+fingerprints(const std::vector<Finding> &Fs, SourceCache &Src,
+             const std::function<std::string(const std::string &)> &FileKey = nullptr);
 
 /// Applies the fix-its of Fs to Text (offsets into Text); overlapping edits
 /// after the first are dropped. Returns the number applied.

@@ -9,12 +9,21 @@
 //                   Tensor? v_scale=None) -> ()
 //   kvref::record_store(Tensor src, Tensor(a!) cache, Tensor slot_mapping, int page_size,
 //                       int record_bytes) -> ()
+//
+// The hot path checks only tensor metadata on the host (no device reads, no synchronisation,
+// no allocation besides slot_mapping's output).  KVREF_TORCH_DEBUG=1 in the environment (read
+// once) adds the checks that need the device: every slot is -1 or inside the cache, and the
+// fp8 scales are finite and positive; they synchronise, so they are for debugging only.
+// The kernels are registered for the CUDA key and for AutogradCUDA as well: the stores are not
+// differentiable, and answering at the autograd key skips PyTorch's boxed autograd fallback
+// (about a microsecond per call).
 #include <ATen/ATen.h>
 #include <c10/cuda/CUDAGuard.h>
 #include <c10/cuda/CUDAStream.h>
 #include <torch/library.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <optional>
 #include <string>
 #include <vector>
@@ -25,6 +34,24 @@ namespace {
 
 void check_status(kvref_status st, const char* op) {
   TORCH_CHECK(st == KVREF_SUCCESS, "kvref::", op, ": ", kvref_status_string(st));
+}
+
+bool debug_mode() {
+  static const bool on = [] {
+    const char* v = std::getenv("KVREF_TORCH_DEBUG");
+    return v != nullptr && v[0] != '\0' && v[0] != '0';
+  }();
+  return on;
+}
+
+// Debug mode only (synchronises): slots are -1 (skipped) or in [0, num_slots).
+void debug_check_slots(const at::Tensor& slots, int64_t num_tokens, int64_t num_slots,
+                       const char* op) {
+  if (num_tokens == 0) return;
+  const at::Tensor s = slots.narrow(0, 0, num_tokens);
+  const int64_t bad = ((s < -1) | (s >= num_slots)).sum().item<int64_t>();
+  TORCH_CHECK(bad == 0, "kvref::", op, " (KVREF_TORCH_DEBUG): ", bad,
+              " slots are neither -1 nor inside the cache of ", num_slots, " slots");
 }
 
 kvref_dtype to_kvref_dtype(at::ScalarType t) {
@@ -101,6 +128,7 @@ void kv_store(const at::Tensor& key, const at::Tensor& value, const at::Tensor& 
   TORCH_CHECK(key_cache.stride(3) == 1 && key_cache.stride(2) == (nhd ? D : D) &&
                   key_cache.stride(1) == (nhd ? H * D : bs * D),
               "kvref: cache pages must be dense inside (the page stride may be larger)");
+  if (key.size(0) == 0) return;  // nothing to store (and empty tensors have no data pointer)
   const c10::cuda::CUDAGuard guard(key.device());
   kvref_kv_store_args a;
   kvref_kv_store_args_init(&a);
@@ -120,6 +148,7 @@ void kv_store(const at::Tensor& key, const at::Tensor& value, const at::Tensor& 
   a.cache_block_stride = key_cache.stride(0);
   a.slot_mapping = slot_mapping.data_ptr<int64_t>();
   a.num_tokens = key.size(0);
+  TORCH_CHECK(slot_mapping.numel() >= a.num_tokens, "kvref::kv_store: slot_mapping shorter than key");
   a.src_dtype = to_kvref_dtype(key.scalar_type());
   a.cache_dtype = to_kvref_dtype(key_cache.scalar_type());
   TORCH_CHECK(value.scalar_type() == key.scalar_type() && value_cache.scalar_type() == key_cache.scalar_type(),
@@ -131,6 +160,14 @@ void kv_store(const at::Tensor& key, const at::Tensor& value, const at::Tensor& 
     a.k_scale = k_scale->data_ptr<float>();
     a.v_scale = v_scale->data_ptr<float>();
   }
+  if (debug_mode()) {
+    debug_check_slots(slot_mapping, a.num_tokens, a.num_blocks * a.block_size, "kv_store");
+    if (a.cache_dtype == KVREF_DTYPE_FP8_E4M3) {
+      const bool ok = (at::isfinite(*k_scale) & (*k_scale > 0)).all().item<bool>() &&
+                      (at::isfinite(*v_scale) & (*v_scale > 0)).all().item<bool>();
+      TORCH_CHECK(ok, "kvref::kv_store (KVREF_TORCH_DEBUG): fp8 scales must be finite and > 0");
+    }
+  }
   check_status(kvref_kv_store(&a, c10::cuda::getCurrentCUDAStream().stream()), "kv_store");
 }
 
@@ -139,7 +176,15 @@ void record_store(const at::Tensor& src, const at::Tensor& cache, const at::Tens
   TORCH_CHECK(src.dim() >= 1 && cache.dim() >= 1, "kvref: src [tokens, ...], cache [pages, ...]");
   TORCH_CHECK(slot_mapping.scalar_type() == at::kLong && slot_mapping.is_contiguous(),
               "kvref: slot_mapping must be contiguous int64");
-  TORCH_CHECK(src[0].is_contiguous() || src.size(0) == 0, "kvref: each src record must be contiguous");
+  if (src.size(0) == 0) return;
+  bool record_contiguous = true;  // src[0].is_contiguous(), without making a view per call
+  for (int64_t d = src.dim() - 1, expected = 1; d >= 1; --d) {
+    if (src.size(d) != 1 && src.stride(d) != expected) record_contiguous = false;
+    expected *= src.size(d);
+  }
+  TORCH_CHECK(record_contiguous, "kvref: each src record must be contiguous");
+  TORCH_CHECK(record_bytes <= src.numel() / src.size(0) * static_cast<int64_t>(src.element_size()),
+              "kvref: record_bytes exceeds the size of one src record");
   const c10::cuda::CUDAGuard guard(src.device());
   kvref_record_store_args a;
   kvref_record_store_args_init(&a);
@@ -152,6 +197,10 @@ void record_store(const at::Tensor& src, const at::Tensor& cache, const at::Tens
   a.page_bytes = cache.stride(0) * static_cast<int64_t>(cache.element_size());
   a.slot_mapping = slot_mapping.data_ptr<int64_t>();
   a.num_tokens = src.size(0);
+  TORCH_CHECK(slot_mapping.numel() >= a.num_tokens, "kvref::record_store: slot_mapping shorter than src");
+  if (debug_mode()) {
+    debug_check_slots(slot_mapping, a.num_tokens, a.num_pages * a.page_size, "record_store");
+  }
   check_status(kvref_record_store(&a, c10::cuda::getCurrentCUDAStream().stream()), "record_store");
 }
 
@@ -171,6 +220,12 @@ TORCH_LIBRARY(kvref, m) {
 }
 
 TORCH_LIBRARY_IMPL(kvref, CUDA, m) {
+  m.impl("slot_mapping", &slot_mapping);
+  m.impl("kv_store", &kv_store);
+  m.impl("record_store", &record_store);
+}
+
+TORCH_LIBRARY_IMPL(kvref, AutogradCUDA, m) {
   m.impl("slot_mapping", &slot_mapping);
   m.impl("kv_store", &kv_store);
   m.impl("record_store", &record_store);

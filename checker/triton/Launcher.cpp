@@ -1,0 +1,1058 @@
+//===- Launcher.cpp - what a file's launchers tell about its kernels -----===//
+//
+// The plain-Python functions of a file launch its kernels:
+// `kernel[grid](args...)`. What they pass is a fact about the kernel that its
+// body cannot show:
+//
+//  * a scalar parameter every launch site passes as a constant (an int
+//    literal, a module constant, a local bound only to constants): the union
+//    of those values, ValueHint::HasRange on the parameter;
+//  * otherwise the name of what the sites pass (`n=num_tokens`, `T=T` after
+//    `B, T, H, K = k.shape`, `x.shape[0]` once the shape was unpacked into a
+//    name): ValueHint::BoundBy, for the envelope to map to a dimension;
+//  * the element type of a table passed to a pointer parameter
+//    (`x.to(torch.int32)`, `x.long()`, a local made by
+//    `torch.empty(..., dtype=torch.int64)`): the ElemTy of loads through it;
+//  * the grid along each axis, for tl.program_id(axis): a constant grid
+//    bounds the id, a name bounds it (`(num_tokens,)`), and
+//    `triton.cdiv(n, BLOCK)` / `(n + B - 1) // B` bounds it by n / BLOCK.
+//
+// Several sites must agree, else the fact is dropped (ranges are joined).
+// Nothing here judges: lowering copies the facts onto the IR's nodes
+// (ValueHint, ElemTy) and the bounds analysis weighs them. All evaluation is
+// bounded (depth and work), so hostile or broken code neither crashes nor
+// hangs the scan.
+//
+//===----------------------------------------------------------------------===//
+#include "Lowering.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <deque>
+
+namespace kvlint {
+namespace triton {
+
+namespace {
+
+constexpr unsigned MaxEvalDepth = 12;     // nested names/expressions evaluated
+constexpr unsigned MaxScopeDepth = 8;     // nested function definitions
+constexpr unsigned MaxEvalWork = 4000;    // evaluation steps per launch site
+constexpr size_t MaxScopeNodes = 200000;  // syntax nodes indexed per scope
+
+struct Rng {
+  int64_t Lo = 0, Hi = 0;
+};
+
+/// The upper end of a range known only from below (next_power_of_2 of an
+/// unknown). Intermediate results may carry it; facts never do.
+constexpr int64_t Unbounded = int64_t(1) << 62;
+
+bool fits(__int128 V) { return V >= INT64_MIN && V <= INT64_MAX; }
+
+TSNode stripParens(TSNode N) {
+  for (unsigned I = 0; I < 64 && is(N, "parenthesized_expression"); ++I) {
+    std::vector<TSNode> Ks = kids(N);
+    if (Ks.size() != 1) break;
+    N = Ks[0];
+  }
+  return N;
+}
+
+bool parseInt(const std::string &Text, int64_t &V) {
+  std::string T = Text;
+  T.erase(std::remove(T.begin(), T.end(), '_'), T.end());
+  if (T.empty() || T.size() > 40) return false;
+  errno = 0;
+  char *End = nullptr;
+  long long R;
+  if (T.size() > 2 && T[0] == '0' && (T[1] == 'b' || T[1] == 'B'))
+    R = strtoll(T.c_str() + 2, &End, 2);
+  else if (T.size() > 2 && T[0] == '0' && (T[1] == 'o' || T[1] == 'O'))
+    R = strtoll(T.c_str() + 2, &End, 8);
+  else
+    R = strtoll(T.c_str(), &End, 0);
+  if (errno || !End || *End) return false;
+  V = R;
+  return true;
+}
+
+std::string stringValue(const Module &M, TSNode S) {
+  if (!is(S, "string")) return "";
+  std::string T = M.text(S);
+  size_t B = T.find_first_of("'\""), E = T.find_last_of("'\"");
+  if (B == std::string::npos || E <= B) return "";
+  return T.substr(B + 1, E - B - 1);
+}
+
+/// A function body's bindings: what each local name is assigned, with a
+/// null node for bindings that are not a plain `name = expr` (loops,
+/// augmented assignments, unpacking of anything but a tuple or a shape).
+struct Scope {
+  const Scope *Parent = nullptr;
+  std::set<std::string> Params;
+  std::map<std::string, std::vector<TSNode>> Binds;
+  std::map<std::string, std::vector<TSNode>> Defs; // nested def name -> defs
+  /// ("k", 1) -> "T" for `B, T, H, K = k.shape` or `T = k.shape[1]`; also
+  /// ("k", -3) for the same dimension counted from the end.
+  std::map<std::pair<std::string, int64_t>, std::string> ShapeNames;
+  std::vector<TSNode> Launches; // kernel[grid](...) calls in this body
+  std::vector<TSNode> Nested;   // nested function definitions
+};
+
+/// One `kernel[grid](...)` call.
+struct Site {
+  TSNode Call{};
+  TSNode Grid{};
+  const Scope *S = nullptr;
+  std::vector<TSNode> Pos;
+  std::map<std::string, TSNode> Kw;
+  bool StarPos = false, StarKw = false;
+  unsigned Line = 0;
+};
+
+/// A kernel parameter as the launcher sees it.
+struct KParam {
+  std::string Name;
+  TSNode Default{};
+};
+
+/// What one site passes for one parameter.
+struct ArgFact {
+  enum { None, Const, Name } K = None;
+  Rng R;
+  std::string Nm;
+  IntTy Elem;
+};
+
+class Launcher {
+public:
+  explicit Launcher(Module &M) : M(M) {}
+  void run();
+
+private:
+  Module &M;
+  std::deque<Scope> Scopes;
+  unsigned Work = 0;
+
+  // --- scopes ---------------------------------------------------------------
+  void indexScope(TSNode Def, const Scope *Parent, unsigned Depth);
+  void bindTarget(Scope &S, TSNode T, TSNode Value);
+  void bindNull(Scope &S, TSNode T);
+  static const std::vector<TSNode> *lookup(const Scope *S, const std::string &N, bool &IsParam);
+
+  // --- evaluation -----------------------------------------------------------
+  bool budget() { return ++Work <= MaxEvalWork; }
+  bool constRange(TSNode E, const Scope *S, Rng &R, unsigned D);
+  bool constRangeImpl(TSNode E, const Scope *S, Rng &R, unsigned D);
+  std::string valueName(TSNode E, const Scope *S, unsigned D);
+  bool shapeIndex(TSNode E, std::string &Obj, int64_t &Idx);
+  IntTy torchDtype(TSNode E);
+  IntTy dtypeOf(TSNode E, const Scope *S, unsigned D);
+
+  // --- grids ----------------------------------------------------------------
+  bool gridAxes(TSNode G, const Site &St, const Scope *S, std::vector<ValueHint> &Axes,
+                unsigned D);
+  bool tupleAxes(TSNode T, const Site &St, const Scope *S, const std::string &Meta,
+                 std::vector<ValueHint> &Axes);
+  ValueHint axisFact(TSNode E, const Site &St, const Scope *S, const std::string &Meta,
+                     unsigned Depth = 0);
+  int64_t divisor(TSNode B, const Site &St, const Scope *S, const std::string &Meta);
+
+  // --- sites ----------------------------------------------------------------
+  bool mentionsLaunch(TSNode Def, bool OrWalrus = false) const;
+  std::vector<KParam> kernelParams(TSNode Def);
+  Site site(TSNode Call, const Scope *S);
+  ArgFact argFact(const Site &St, const KParam &P, size_t Index);
+};
+
+// ---------------------------------------------------------------------------
+// Scopes
+// ---------------------------------------------------------------------------
+
+void Launcher::bindNull(Scope &S, TSNode T) {
+  if (is(T, "identifier")) {
+    S.Binds[M.text(T)].push_back(TSNode{});
+    return;
+  }
+  std::vector<TSNode> Work = {T};
+  size_t Seen = 0;
+  while (!Work.empty() && ++Seen < 256) {
+    TSNode N = Work.back();
+    Work.pop_back();
+    if (is(N, "identifier")) S.Binds[M.text(N)].push_back(TSNode{});
+    else if (!is(N, "attribute") && !is(N, "subscript"))
+      for (TSNode K : kids(N)) Work.push_back(K);
+  }
+}
+
+void Launcher::bindTarget(Scope &S, TSNode T, TSNode Value) {
+  T = stripParens(T);
+  TSNode V = stripParens(Value);
+  if (is(T, "identifier")) {
+    std::string N = M.text(T);
+    S.Binds[N].push_back(Value);
+    std::string Obj;
+    int64_t Idx;
+    if (shapeIndex(V, Obj, Idx)) S.ShapeNames.emplace(std::make_pair(Obj, Idx), N);
+    return;
+  }
+  if (is(T, "pattern_list") || is(T, "tuple_pattern") || is(T, "list_pattern") ||
+      is(T, "tuple") || is(T, "expression_list")) {
+    std::vector<TSNode> Ts = kids(T);
+    bool Star = false;
+    for (TSNode X : Ts) Star |= is(X, "list_splat_pattern") || is(X, "list_splat");
+    // a, b = x, y
+    if (!Star && (is(V, "tuple") || is(V, "expression_list") || is(V, "list"))) {
+      std::vector<TSNode> Vs = kids(V);
+      if (Vs.size() == Ts.size()) {
+        for (size_t I = 0; I < Ts.size(); ++I) bindTarget(S, Ts[I], Vs[I]);
+        return;
+      }
+    }
+    // B, T, H, K = k.shape (or k.size())
+    TSNode ShapeOf{};
+    if (is(V, "attribute") && M.text(field(V, "attribute")) == "shape")
+      ShapeOf = field(V, "object");
+    if (is(V, "call") && is(field(V, "function"), "attribute") &&
+        M.text(field(field(V, "function"), "attribute")) == "size" &&
+        kids(field(V, "arguments")).empty())
+      ShapeOf = field(field(V, "function"), "object");
+    if (!Star && !ts_node_is_null(ShapeOf)) {
+      std::string Obj = M.text(ShapeOf);
+      int64_t N = int64_t(Ts.size());
+      for (int64_t I = 0; I < N; ++I) {
+        if (is(Ts[I], "identifier") && M.text(Ts[I]) != "_") {
+          S.ShapeNames.emplace(std::make_pair(Obj, I), M.text(Ts[I]));
+          S.ShapeNames.emplace(std::make_pair(Obj, I - N), M.text(Ts[I]));
+        }
+        bindNull(S, Ts[I]);
+      }
+      return;
+    }
+    for (TSNode X : Ts) bindNull(S, X);
+    return;
+  }
+  // Attributes and subscripts as targets do not bind names.
+  if (!is(T, "attribute") && !is(T, "subscript")) bindNull(S, T);
+}
+
+/// Indexes one function body (not the bodies nested in it, which become
+/// scopes of their own), and the scopes nested in it.
+void Launcher::indexScope(TSNode Def, const Scope *Parent, unsigned Depth) {
+  if (Depth > MaxScopeDepth) return;
+  Scopes.emplace_back();
+  Scope &S = Scopes.back();
+  S.Parent = Parent;
+  for (TSNode P : kids(field(Def, "parameters"))) {
+    TSNode N = is(P, "identifier") ? P : field(P, "name");
+    if (ts_node_is_null(N))
+      for (TSNode K : kids(P))
+        if (is(K, "identifier")) { N = K; break; }
+    if (is(N, "identifier")) S.Params.insert(M.text(N));
+  }
+  std::vector<TSNode> Work = kids(field(Def, "body"));
+  std::reverse(Work.begin(), Work.end());
+  size_t Seen = 0;
+  while (!Work.empty() && ++Seen < MaxScopeNodes) {
+    TSNode N = Work.back();
+    Work.pop_back();
+    if (is(N, "function_definition")) {
+      std::string Name = M.text(field(N, "name"));
+      S.Defs[Name].push_back(N);
+      S.Binds[Name].push_back(TSNode{});
+      S.Nested.push_back(N);
+      continue;
+    }
+    if (is(N, "class_definition")) {
+      S.Binds[M.text(field(N, "name"))].push_back(TSNode{});
+      continue;
+    }
+    // Their own scopes: names bound inside do not leak.
+    if (is(N, "lambda") || is(N, "list_comprehension") || is(N, "set_comprehension") ||
+        is(N, "dictionary_comprehension") || is(N, "generator_expression"))
+      continue;
+    if (is(N, "assignment")) {
+      std::vector<TSNode> Targets = {field(N, "left")};
+      TSNode R = field(N, "right");
+      for (unsigned I = 0; I < 64 && is(R, "assignment"); ++I) {
+        Targets.push_back(field(R, "left"));
+        R = field(R, "right");
+      }
+      if (!ts_node_is_null(R))
+        for (TSNode T : Targets) bindTarget(S, T, R);
+      if (!ts_node_is_null(R)) Work.push_back(R); // launches in the value
+      continue;
+    } else if (is(N, "augmented_assignment")) {
+      bindNull(S, field(N, "left"));
+    } else if (is(N, "for_statement")) {
+      bindNull(S, field(N, "left"));
+    } else if (is(N, "named_expression")) {
+      TSNode Nm = field(N, "name");
+      if (is(Nm, "identifier")) S.Binds[M.text(Nm)].push_back(field(N, "value"));
+    } else if (is(N, "as_pattern")) {
+      TSNode A = field(N, "alias");
+      if (!ts_node_is_null(A)) bindNull(S, A);
+    } else if (is(N, "global_statement") || is(N, "nonlocal_statement") ||
+               is(N, "import_statement") || is(N, "import_from_statement")) {
+      bindNull(S, N);
+      continue;
+    } else if (is(N, "call")) {
+      TSNode Fn = field(N, "function");
+      if (is(Fn, "subscript") && is(field(Fn, "value"), "identifier") &&
+          M.Jit.count(M.text(field(Fn, "value"))))
+        S.Launches.push_back(N);
+    }
+    // Statements are walked; an expression only when its text may hold a
+    // launch or a walrus binding (most do not: this keeps the scan cheap).
+    const char *Ty = ts_node_type(N);
+    bool Structural = strstr(Ty, "statement") || strstr(Ty, "block") || strstr(Ty, "clause") ||
+                      !strcmp(Ty, "decorated_definition") || !strcmp(Ty, "with_item") ||
+                      !strcmp(Ty, "as_pattern");
+    if (!Structural && !mentionsLaunch(N, true)) continue;
+    std::vector<TSNode> Ks = kids(N);
+    for (size_t I = Ks.size(); I-- > 0;) Work.push_back(Ks[I]);
+  }
+  const Scope *Self = &S; // std::deque keeps addresses stable
+  std::vector<TSNode> Nested = S.Nested;
+  for (TSNode D : Nested) indexScope(D, Self, Depth + 1);
+}
+
+/// The bindings of N seen from S (enclosing scopes included); IsParam when
+/// N is a parameter there (its value comes from callers).
+const std::vector<TSNode> *Launcher::lookup(const Scope *S, const std::string &N, bool &IsParam) {
+  IsParam = false;
+  for (unsigned I = 0; S && I <= MaxScopeDepth + 1; S = S->Parent, ++I) {
+    if (S->Params.count(N)) {
+      IsParam = true;
+      return nullptr;
+    }
+    auto It = S->Binds.find(N);
+    if (It != S->Binds.end()) return &It->second;
+  }
+  return nullptr;
+}
+
+// ---------------------------------------------------------------------------
+// Evaluation of host code
+// ---------------------------------------------------------------------------
+
+/// x.shape[i], x.size(i), x.shape[-1]: the object's text and the index.
+bool Launcher::shapeIndex(TSNode E, std::string &Obj, int64_t &Idx) {
+  E = stripParens(E);
+  TSNode IdxN{};
+  if (is(E, "subscript")) {
+    TSNode V = field(E, "value");
+    std::vector<TSNode> Subs = fieldKids(E, "subscript");
+    if (!is(V, "attribute") || M.text(field(V, "attribute")) != "shape" || Subs.size() != 1)
+      return false;
+    Obj = M.text(field(V, "object"));
+    IdxN = Subs[0];
+  } else if (is(E, "call")) {
+    TSNode Fn = field(E, "function");
+    std::vector<TSNode> As = kids(field(E, "arguments"));
+    if (!is(Fn, "attribute") || M.text(field(Fn, "attribute")) != "size" || As.size() != 1)
+      return false;
+    Obj = M.text(field(Fn, "object"));
+    IdxN = As[0];
+  } else {
+    return false;
+  }
+  bool Neg = false;
+  if (is(IdxN, "unary_operator") && M.text(field(IdxN, "operator")) == "-") {
+    Neg = true;
+    IdxN = field(IdxN, "argument");
+  }
+  if (!is(IdxN, "integer") || !parseInt(M.text(IdxN), Idx) || Idx > 64) return false;
+  if (Neg) Idx = -Idx;
+  return !Obj.empty() && Obj.size() < 200;
+}
+
+bool Launcher::constRange(TSNode E, const Scope *S, Rng &R, unsigned D) {
+  if (!constRangeImpl(E, S, R, D)) return false;
+  // Only the top level judges: inner levels may carry the open end.
+  return D > 0 || (R.Hi < Unbounded && R.Lo > -Unbounded);
+}
+
+bool Launcher::constRangeImpl(TSNode E, const Scope *S, Rng &R, unsigned D) {
+  if (D > MaxEvalDepth || !budget()) return false;
+  E = stripParens(E);
+  if (is(E, "integer")) {
+    int64_t V;
+    if (!parseInt(M.text(E), V)) return false;
+    R = {V, V};
+    return true;
+  }
+  if (is(E, "unary_operator")) {
+    std::string Op = M.text(field(E, "operator"));
+    Rng A;
+    if (!constRange(field(E, "argument"), S, A, D + 1)) return false;
+    if (Op == "+") { R = A; return true; }
+    if (Op == "-" && A.Lo != INT64_MIN) { R = {-A.Hi, -A.Lo}; return true; }
+    return false;
+  }
+  if (is(E, "binary_operator")) {
+    std::string Op = M.text(field(E, "operator"));
+    Rng A, B;
+    if (!constRange(field(E, "left"), S, A, D + 1) || !constRange(field(E, "right"), S, B, D + 1))
+      return false;
+    __int128 C[4];
+    if (Op == "+") {
+      if (!fits((__int128)A.Lo + B.Lo) || !fits((__int128)A.Hi + B.Hi)) return false;
+      R = {A.Lo + B.Lo, A.Hi + B.Hi};
+      return true;
+    }
+    if (Op == "-") {
+      if (!fits((__int128)A.Lo - B.Hi) || !fits((__int128)A.Hi - B.Lo)) return false;
+      R = {A.Lo - B.Hi, A.Hi - B.Lo};
+      if (A.Hi >= Unbounded || B.Hi >= Unbounded) R = {-Unbounded, Unbounded};
+      return true;
+    }
+    if (Op == "*") {
+      C[0] = (__int128)A.Lo * B.Lo; C[1] = (__int128)A.Lo * B.Hi;
+      C[2] = (__int128)A.Hi * B.Lo; C[3] = (__int128)A.Hi * B.Hi;
+    } else if (Op == "//" && B.Lo > 0 && A.Lo >= 0) {
+      C[0] = A.Lo / B.Hi; C[1] = A.Lo / B.Hi; C[2] = A.Hi / B.Lo; C[3] = A.Hi / B.Lo;
+    } else if (Op == "%" && B.Lo > 0 && A.Lo >= 0) {
+      R = {0, std::min(A.Hi, B.Hi - 1)};
+      if (A.Lo == A.Hi && B.Lo == B.Hi) R = {A.Lo % B.Lo, A.Lo % B.Lo};
+      return true;
+    } else if (Op == "<<" && B.Lo >= 0 && B.Hi <= 62 && A.Lo >= 0) {
+      C[0] = C[1] = (__int128)A.Lo << B.Lo;
+      C[2] = C[3] = (__int128)A.Hi << B.Hi;
+    } else {
+      return false;
+    }
+    __int128 Lo = *std::min_element(C, C + 4), Hi = *std::max_element(C, C + 4);
+    if (!fits(Lo) || !fits(Hi)) return false;
+    R = {(int64_t)Lo, (int64_t)Hi};
+    if (A.Hi >= Unbounded || B.Hi >= Unbounded) R.Hi = std::max(R.Hi, Unbounded); // stays open
+    return true;
+  }
+  if (is(E, "conditional_expression")) {
+    std::vector<TSNode> Ks = kids(E);
+    Rng A, B;
+    if (Ks.size() != 3 || !constRange(Ks[0], S, A, D + 1) || !constRange(Ks[2], S, B, D + 1))
+      return false;
+    R = {std::min(A.Lo, B.Lo), std::max(A.Hi, B.Hi)};
+    return true;
+  }
+  if (is(E, "identifier")) {
+    std::string N = M.text(E);
+    bool IsParam;
+    const std::vector<TSNode> *Bs = lookup(S, N, IsParam);
+    if (IsParam) return false;
+    if (Bs) {
+      if (Bs->empty() || Bs->size() > 16) return false;
+      bool First = true;
+      for (TSNode B : *Bs) {
+        Rng X;
+        if (ts_node_is_null(B) || !constRange(B, S, X, D + 1)) return false;
+        R = First ? X : Rng{std::min(R.Lo, X.Lo), std::max(R.Hi, X.Hi)};
+        First = false;
+      }
+      return true;
+    }
+    // A module constant (evaluated without locals).
+    auto G = M.GlobalExprs.find(N);
+    if (G == M.GlobalExprs.end()) return false;
+    return constRange(G->second, nullptr, R, D + 1);
+  }
+  if (is(E, "call")) {
+    std::string Q = M.qualify(field(E, "function"), nullptr);
+    std::string Last = Q.substr(Q.rfind('.') == std::string::npos ? 0 : Q.rfind('.') + 1);
+    std::vector<TSNode> As = kids(field(E, "arguments"));
+    for (TSNode A : As)
+      if (is(A, "keyword_argument") || is(A, "list_splat") || is(A, "dictionary_splat"))
+        return false;
+    std::vector<Rng> Vs;
+    for (TSNode A : As) {
+      Rng X;
+      if (!constRange(A, S, X, D + 1)) {
+        // next_power_of_2(n) is at least 1 whatever n is: with a min() of a
+        // constant around it (BD = min(MAX_FUSED, next_power_of_2(D))) it is
+        // a bounded block size.
+        if (Last == "next_power_of_2" && As.size() == 1) {
+          R = {1, Unbounded};
+          return true;
+        }
+        return false;
+      }
+      Vs.push_back(X);
+    }
+    if ((Q == "min" || Q == "max") && Vs.size() >= 2) {
+      R = Vs[0];
+      for (const Rng &X : Vs)
+        R = Q == "min" ? Rng{std::min(R.Lo, X.Lo), std::min(R.Hi, X.Hi)}
+                       : Rng{std::max(R.Lo, X.Lo), std::max(R.Hi, X.Hi)};
+      return true;
+    }
+    if (Q == "int" && Vs.size() == 1) { R = Vs[0]; return true; }
+    if (Last == "next_power_of_2" && Vs.size() == 1 && Vs[0].Lo >= 0 && Vs[0].Hi >= Unbounded) {
+      R = {1, Unbounded};
+      return true;
+    }
+    if (Last == "next_power_of_2" && Vs.size() == 1 && Vs[0].Lo >= 0 && Vs[0].Hi <= (1ll << 40)) {
+      auto P2 = [](int64_t V) { int64_t P = 1; while (P < V) P <<= 1; return P; };
+      R = {P2(Vs[0].Lo), P2(Vs[0].Hi)};
+      return true;
+    }
+    if (Last == "cdiv" && Vs.size() == 2 && Vs[1].Lo > 0 && Vs[0].Lo >= 0 &&
+        Vs[0].Hi < (INT64_MAX / 2)) {
+      R = {(Vs[0].Lo + Vs[1].Hi - 1) / Vs[1].Hi, (Vs[0].Hi + Vs[1].Lo - 1) / Vs[1].Lo};
+      return true;
+    }
+  }
+  return false;
+}
+
+/// The name a launcher's value goes by: an identifier, the last attribute
+/// (`self.num_heads`), a shape entry unpacked into a name (`k.shape[1]`
+/// after `B, T, H, K = k.shape`), `int(x)` of those.
+std::string Launcher::valueName(TSNode E, const Scope *S, unsigned D) {
+  if (D > 4) return "";
+  E = stripParens(E);
+  if (is(E, "identifier")) {
+    std::string N = M.text(E);
+    if (N == "None" || N == "True" || N == "False" || N == "self" || N == "_") return "";
+    return N;
+  }
+  if (is(E, "attribute")) {
+    std::string A = M.text(field(E, "attribute"));
+    static const std::set<std::string> NotSizes = {"shape", "dtype", "device", "data", "T",
+                                                   "is_cuda", "grad", "mT", "layout"};
+    if (NotSizes.count(A)) return "";
+    return A;
+  }
+  std::string Obj;
+  int64_t Idx;
+  if (shapeIndex(E, Obj, Idx)) {
+    for (const Scope *X = S; X; X = X->Parent) {
+      auto It = X->ShapeNames.find({Obj, Idx});
+      if (It != X->ShapeNames.end()) return It->second;
+    }
+    return "";
+  }
+  if (is(E, "call") && M.text(field(E, "function")) == "int") {
+    std::vector<TSNode> As = kids(field(E, "arguments"));
+    if (As.size() == 1) return valueName(As[0], S, D + 1);
+  }
+  return "";
+}
+
+IntTy Launcher::torchDtype(TSNode E) {
+  std::string Q = M.qualify(stripParens(E), nullptr);
+  if (Q.rfind("torch.", 0) != 0) return IntTy();
+  static const std::map<std::string, IntTy> T = {
+      {"torch.int64", IntTy::integer(64, true)},  {"torch.long", IntTy::integer(64, true)},
+      {"torch.int32", IntTy::integer(32, true)},  {"torch.int", IntTy::integer(32, true)},
+      {"torch.int16", IntTy::integer(16, true)},  {"torch.short", IntTy::integer(16, true)},
+      {"torch.int8", IntTy::integer(8, true)},    {"torch.uint8", IntTy::integer(8, false)},
+      {"torch.uint16", IntTy::integer(16, false)}, {"torch.uint32", IntTy::integer(32, false)},
+      {"torch.uint64", IntTy::integer(64, false)}};
+  auto It = T.find(Q);
+  return It == T.end() ? IntTy() : It->second;
+}
+
+/// The integer element type of a tensor expression, when the host code shows
+/// it; unknown otherwise (floats included).
+IntTy Launcher::dtypeOf(TSNode E, const Scope *S, unsigned D) {
+  if (D > MaxEvalDepth || !budget()) return IntTy();
+  E = stripParens(E);
+  if (is(E, "subscript")) return dtypeOf(field(E, "value"), S, D + 1); // slices keep it
+  if (is(E, "identifier")) {
+    bool IsParam;
+    const std::vector<TSNode> *Bs = lookup(S, M.text(E), IsParam);
+    if (!Bs || Bs->empty() || Bs->size() > 16) return IntTy();
+    IntTy T;
+    for (TSNode B : *Bs) {
+      if (ts_node_is_null(B)) return IntTy();
+      IntTy X = dtypeOf(B, S, D + 1);
+      if (!X.known() || (T.known() && (X.Bits != T.Bits || X.Signed != T.Signed))) return IntTy();
+      T = X;
+    }
+    return T;
+  }
+  if (!is(E, "call")) return IntTy();
+  TSNode Fn = field(E, "function");
+  std::vector<TSNode> As = kids(field(E, "arguments"));
+  TSNode DTypeKw{};
+  std::vector<TSNode> Pos;
+  for (TSNode A : As) {
+    if (is(A, "keyword_argument")) {
+      if (M.text(field(A, "name")) == "dtype") DTypeKw = field(A, "value");
+    } else {
+      Pos.push_back(A);
+    }
+  }
+  if (is(Fn, "attribute")) {
+    std::string Meth = M.text(field(Fn, "attribute"));
+    TSNode Obj = field(Fn, "object");
+    std::string Q = M.qualify(Fn, nullptr);
+    if (Q.rfind("torch.", 0) != 0) {
+      // Methods on a tensor.
+      if (Meth == "int") return IntTy::integer(32, true);
+      if (Meth == "long") return IntTy::integer(64, true);
+      if (Meth == "short") return IntTy::integer(16, true);
+      if (Meth == "byte") return IntTy::integer(8, false);
+      if (Meth == "to" || Meth == "view" || Meth == "type") {
+        if (!ts_node_is_null(DTypeKw)) return torchDtype(DTypeKw);
+        for (TSNode A : Pos) {
+          IntTy T = torchDtype(A);
+          if (T.known()) return T;
+          // .to(other.dtype), .to(torch.float16): not an integer table.
+          std::string Tx = M.text(A);
+          if (Tx.find("dtype") != std::string::npos || Tx.rfind("torch.", 0) == 0) return IntTy();
+        }
+        return dtypeOf(Obj, S, D + 1); // .to(device), .view(-1)
+      }
+      static const std::set<std::string> Keep = {
+          "contiguous", "flatten", "reshape", "view_as", "clone", "squeeze", "unsqueeze",
+          "expand", "expand_as", "transpose", "t", "permute", "narrow", "cuda", "cpu",
+          "detach", "repeat", "repeat_interleave", "select", "index_select", "__getitem__"};
+      if (Keep.count(Meth)) return dtypeOf(Obj, S, D + 1);
+      return IntTy();
+    }
+  }
+  // torch.empty(..., dtype=torch.int64) and friends.
+  std::string Q = M.qualify(Fn, nullptr);
+  static const std::set<std::string> Makers = {
+      "torch.empty", "torch.zeros", "torch.ones", "torch.full", "torch.arange",
+      "torch.tensor", "torch.as_tensor", "torch.empty_strided", "torch.randint",
+      "torch.empty_like", "torch.zeros_like", "torch.ones_like", "torch.full_like"};
+  if (!Makers.count(Q)) return IntTy();
+  if (!ts_node_is_null(DTypeKw)) return torchDtype(DTypeKw);
+  if (Q.size() > 5 && Q.compare(Q.size() - 5, 5, "_like") == 0 && !Pos.empty())
+    return dtypeOf(Pos[0], S, D + 1);
+  return IntTy();
+}
+
+// ---------------------------------------------------------------------------
+// Grids
+// ---------------------------------------------------------------------------
+
+/// The value of a block size in a grid: a constant, or META["BLOCK"] of a
+/// grid function, which is the constant the launch passes as BLOCK. 1 when
+/// unknown (n / 1 is still a bound).
+int64_t Launcher::divisor(TSNode B, const Site &St, const Scope *S, const std::string &Meta) {
+  B = stripParens(B);
+  Rng R;
+  if (is(B, "subscript") && !Meta.empty() && M.text(field(B, "value")) == Meta) {
+    std::vector<TSNode> Subs = fieldKids(B, "subscript");
+    std::string Key = Subs.size() == 1 ? stringValue(M, Subs[0]) : "";
+    auto It = St.Kw.find(Key);
+    if (It != St.Kw.end() && constRange(It->second, St.S, R, 0) && R.Lo >= 1) return R.Lo;
+    return 1;
+  }
+  if (constRange(B, S, R, 0) && R.Lo >= 1) return R.Lo;
+  return 1;
+}
+
+/// What a grid entry says about tl.program_id along its axis.
+ValueHint Launcher::axisFact(TSNode E, const Site &St, const Scope *S, const std::string &Meta,
+                             unsigned Depth) {
+  ValueHint H;
+  E = stripParens(E);
+  Rng R;
+  if (constRange(E, S, R, 0)) {
+    if (R.Hi >= 1) {
+      H.HasRange = true;
+      H.Lo = 0;
+      H.Hi = R.Hi - 1;
+    }
+    return H;
+  }
+  // cdiv(n, B), triton.cdiv(n, B), (n + B - 1) // B, n // B
+  TSNode N{}, B{};
+  if (is(E, "call")) {
+    std::string Q = M.qualify(field(E, "function"), nullptr);
+    std::vector<TSNode> As = kids(field(E, "arguments"));
+    if ((Q == "cdiv" || (Q.size() > 5 && Q.compare(Q.size() - 5, 5, ".cdiv") == 0)) &&
+        As.size() == 2 && !is(As[0], "keyword_argument") && !is(As[1], "keyword_argument")) {
+      N = As[0];
+      B = As[1];
+    } else if (Q == "min") {
+      // min(n, C): at most C programs.
+      int64_t Best = INT64_MAX;
+      for (TSNode A : As) {
+        Rng X;
+        if (constRange(A, S, X, 0) && X.Hi >= 1) Best = std::min(Best, X.Hi);
+      }
+      if (Best != INT64_MAX) {
+        H.HasRange = true;
+        H.Lo = 0;
+        H.Hi = Best - 1;
+      }
+      return H;
+    }
+  } else if (is(E, "binary_operator") && M.text(field(E, "operator")) == "//") {
+    B = field(E, "right");
+    TSNode L = stripParens(field(E, "left"));
+    std::string BT = M.text(stripParens(B));
+    N = L;
+    // (n + B - 1) // B  and  (n + (B - 1)) // B
+    if (is(L, "binary_operator")) {
+      std::string Op = M.text(field(L, "operator"));
+      TSNode LL = stripParens(field(L, "left")), LR = stripParens(field(L, "right"));
+      if (Op == "-" && M.text(LR) == "1" && is(LL, "binary_operator") &&
+          M.text(field(LL, "operator")) == "+" && M.text(stripParens(field(LL, "right"))) == BT)
+        N = field(LL, "left");
+      else if (Op == "+" && is(LR, "binary_operator") && M.text(field(LR, "operator")) == "-" &&
+               M.text(stripParens(field(LR, "left"))) == BT &&
+               M.text(stripParens(field(LR, "right"))) == "1")
+        N = LL;
+      else if (Op == "+") {
+        // (n + 127) // 128: at most cdiv(n, 128) when the addend is below B.
+        Rng C, Dv;
+        if (constRange(LR, S, C, 0) && constRange(B, S, Dv, 0) && C.Lo >= 0 && C.Hi < Dv.Lo)
+          N = LL;
+      }
+    }
+  }
+  if (!ts_node_is_null(N)) {
+    int64_t Div = divisor(B, St, S, Meta);
+    if (constRange(N, S, R, 0)) {
+      if (R.Hi >= 1 && R.Lo >= 0) {
+        H.HasRange = true;
+        H.Lo = 0;
+        H.Hi = (R.Hi + Div - 1) / Div - 1;
+      }
+      return H;
+    }
+    std::string Nm = valueName(N, S, 0);
+    if (!Nm.empty()) {
+      H.BoundBy = Nm;
+      H.BoundDiv = Div;
+    }
+    return H;
+  }
+  // NT = triton.cdiv(T, BT); grid = (NV, NT, B * H): the local's one
+  // binding says more than its name.
+  if (is(E, "identifier") && Depth < 3) {
+    bool IsParam;
+    const std::vector<TSNode> *Bs = lookup(S, M.text(E), IsParam);
+    if (Bs && Bs->size() == 1 && !ts_node_is_null((*Bs)[0])) {
+      TSNode R = stripParens((*Bs)[0]);
+      bool Div = is(R, "binary_operator") && M.text(field(R, "operator")) == "//";
+      std::string Q = is(R, "call") ? M.qualify(field(R, "function"), nullptr) : "";
+      if (Div || Q == "cdiv" || (Q.size() > 5 && Q.compare(Q.size() - 5, 5, ".cdiv") == 0)) {
+        ValueHint Via = axisFact(R, St, S, "", Depth + 1);
+        if (Via.any()) return Via;
+      }
+    }
+  }
+  std::string Nm = valueName(E, S, 0);
+  if (!Nm.empty()) H.BoundBy = Nm;
+  return H;
+}
+
+bool Launcher::tupleAxes(TSNode T, const Site &St, const Scope *S, const std::string &Meta,
+                         std::vector<ValueHint> &Axes) {
+  T = stripParens(T);
+  if (!is(T, "tuple") && !is(T, "list") && !is(T, "expression_list")) return false;
+  std::vector<TSNode> Es = kids(T);
+  if (Es.empty() || Es.size() > 3) return false;
+  Axes.clear();
+  for (TSNode E : Es) {
+    if (is(E, "list_splat")) return false;
+    Axes.push_back(axisFact(E, St, S, Meta));
+  }
+  return true;
+}
+
+/// Merges what two grids (two bindings of `grid`, two launch sites) say about
+/// one axis: ranges join, a bound by the same name keeps the smaller
+/// divisor, anything else is no fact.
+ValueHint mergeHint(const ValueHint &A, const ValueHint &B) {
+  ValueHint H;
+  if (A.HasRange && B.HasRange && A.BoundBy.empty() && B.BoundBy.empty()) {
+    H.HasRange = true;
+    H.Lo = std::min(A.Lo, B.Lo);
+    H.Hi = std::max(A.Hi, B.Hi);
+  } else if (!A.HasRange && !B.HasRange && !A.BoundBy.empty() && A.BoundBy == B.BoundBy) {
+    H.BoundBy = A.BoundBy;
+    H.BoundDiv = std::min(A.BoundDiv, B.BoundDiv);
+  }
+  H.Source = A.Source.empty() ? B.Source : A.Source;
+  return H;
+}
+
+/// The grid of a launch: a tuple, or a name bound (in every binding) to a
+/// tuple, a lambda returning one, or a nested def returning one.
+bool Launcher::gridAxes(TSNode G, const Site &St, const Scope *S, std::vector<ValueHint> &Axes,
+                        unsigned D) {
+  if (D > 3 || !budget()) return false;
+  G = stripParens(G);
+  if (tupleAxes(G, St, S, "", Axes)) return true;
+  if (is(G, "lambda")) {
+    std::string Meta;
+    std::vector<TSNode> Ps = kids(field(G, "parameters"));
+    if (!Ps.empty() && is(Ps[0], "identifier")) Meta = M.text(Ps[0]);
+    return tupleAxes(field(G, "body"), St, S, Meta, Axes);
+  }
+  if (!is(G, "identifier")) return false;
+  std::string Name = M.text(G);
+  bool IsParam;
+  const std::vector<TSNode> *Bs = lookup(S, Name, IsParam);
+  if (!Bs || Bs->empty() || Bs->size() > 8) return false;
+  // Nested `def grid(meta): return (...)` of the scopes that bind the name.
+  std::vector<TSNode> Defs;
+  for (const Scope *X = S; X; X = X->Parent) {
+    auto It = X->Binds.find(Name);
+    if (It == X->Binds.end()) continue;
+    auto DI = X->Defs.find(Name);
+    if (DI != X->Defs.end()) Defs = DI->second;
+    break;
+  }
+  size_t NullBinds = 0;
+  bool First = true;
+  auto Merge = [&](std::vector<ValueHint> &Got) {
+    if (First) {
+      Axes = Got;
+      First = false;
+      return;
+    }
+    size_t N = std::max(Axes.size(), Got.size());
+    std::vector<ValueHint> Out(N);
+    for (size_t I = 0; I < N; ++I) {
+      ValueHint Zero;
+      Zero.HasRange = true; // a grid without this axis runs one program along it
+      const ValueHint &A = I < Axes.size() ? Axes[I] : Zero;
+      const ValueHint &B = I < Got.size() ? Got[I] : Zero;
+      Out[I] = mergeHint(A, B);
+    }
+    Axes = Out;
+  };
+  for (TSNode B : *Bs) {
+    if (ts_node_is_null(B)) {
+      ++NullBinds;
+      continue;
+    }
+    std::vector<ValueHint> Got;
+    if (!gridAxes(B, St, S, Got, D + 1)) return false;
+    Merge(Got);
+  }
+  // Every null binding must be one of the nested defs.
+  if (NullBinds != Defs.size()) return false;
+  for (TSNode Def : Defs) {
+    std::string Meta;
+    std::vector<TSNode> Ps = kids(field(Def, "parameters"));
+    if (!Ps.empty() && is(Ps[0], "identifier")) Meta = M.text(Ps[0]);
+    TSNode Ret{};
+    unsigned Returns = 0;
+    for (TSNode St2 : kids(field(Def, "body")))
+      if (is(St2, "return_statement")) {
+        ++Returns;
+        std::vector<TSNode> Ks = kids(St2);
+        if (!Ks.empty()) Ret = Ks[0];
+      }
+    if (Returns != 1 || ts_node_is_null(Ret)) return false;
+    // The def's own locals are not indexed: names resolve in the enclosing
+    // scope, which is where a grid function finds them (closures).
+    std::vector<ValueHint> Got;
+    if (!tupleAxes(Ret, St, S, Meta, Got)) return false;
+    Merge(Got);
+  }
+  return !First;
+}
+
+// ---------------------------------------------------------------------------
+// Sites
+// ---------------------------------------------------------------------------
+
+std::vector<KParam> Launcher::kernelParams(TSNode Def) {
+  std::vector<KParam> Out;
+  for (TSNode P : kids(field(Def, "parameters"))) {
+    KParam K;
+    TSNode N{};
+    if (is(P, "identifier")) N = P;
+    else if (is(P, "typed_parameter")) {
+      for (TSNode X : kids(P))
+        if (is(X, "identifier")) { N = X; break; }
+    } else if (is(P, "default_parameter") || is(P, "typed_default_parameter")) {
+      N = field(P, "name");
+      K.Default = field(P, "value");
+    } else if (is(P, "list_splat_pattern") || is(P, "dictionary_splat_pattern")) {
+      break; // *args: later positions are not parameters by name
+    } else {
+      continue; // `*`, `/` separators
+    }
+    if (!is(N, "identifier")) break;
+    K.Name = M.text(N);
+    Out.push_back(K);
+  }
+  return Out;
+}
+
+Site Launcher::site(TSNode Call, const Scope *S) {
+  Site St;
+  St.Call = Call;
+  St.S = S;
+  St.Line = ts_node_start_point(Call).row + 1;
+  TSNode Fn = field(Call, "function");
+  std::vector<TSNode> Subs = fieldKids(Fn, "subscript");
+  if (Subs.size() == 1) St.Grid = Subs[0];
+  for (TSNode A : kids(field(Call, "arguments"))) {
+    if (is(A, "keyword_argument")) {
+      St.Kw[M.text(field(A, "name"))] = field(A, "value");
+    } else if (is(A, "list_splat")) {
+      St.StarPos = true;
+    } else if (is(A, "dictionary_splat")) {
+      St.StarKw = true;
+    } else if (!St.StarPos) {
+      St.Pos.push_back(A);
+    }
+  }
+  return St;
+}
+
+ArgFact Launcher::argFact(const Site &St, const KParam &P, size_t Index) {
+  ArgFact F;
+  TSNode A{};
+  const Scope *S = St.S;
+  auto It = St.Kw.find(P.Name);
+  if (It != St.Kw.end()) A = It->second;
+  else if (Index < St.Pos.size()) A = St.Pos[Index];
+  else if (St.StarPos || St.StarKw) return F; // passed through *args / **kwargs
+  else if (!ts_node_is_null(P.Default)) {
+    A = P.Default;
+    S = nullptr; // a default is evaluated where the kernel is defined
+  } else {
+    return F; // autotuned, or a launch that does not run
+  }
+  Rng R;
+  if (!is(stripParens(A), "true") && !is(stripParens(A), "false") && constRange(A, S, R, 0)) {
+    F.K = ArgFact::Const;
+    F.R = R;
+  } else if (S) {
+    std::string N = valueName(A, S, 0);
+    if (!N.empty()) {
+      F.K = ArgFact::Name;
+      F.Nm = N;
+    }
+  }
+  if (S) F.Elem = dtypeOf(A, S, 0);
+  return F;
+}
+
+/// A cheap filter on the text: does the function spell `kernel[` for one
+/// of the file's jit kernels? Most plain functions do not, and indexing
+/// their bodies would cost more than the rest of the scan of the file.
+bool Launcher::mentionsLaunch(TSNode Def, bool OrWalrus) const {
+  uint32_t B = ts_node_start_byte(Def), E = ts_node_end_byte(Def);
+  if (E > M.Src.size() || E < B) return false;
+  if (OrWalrus)
+    for (uint32_t I = B; I + 1 < E; ++I)
+      if (M.Src[I] == ':' && M.Src[I + 1] == '=') return true;
+  auto IdChar = [](char C) {
+    return (C >= 'a' && C <= 'z') || (C >= 'A' && C <= 'Z') || (C >= '0' && C <= '9') || C == '_';
+  };
+  for (uint32_t I = B; I < E; ++I) {
+    if (M.Src[I] != '[') continue;
+    uint32_t J = I;
+    while (J > B && M.Src[J - 1] == ' ') --J;
+    uint32_t End = J;
+    while (J > B && IdChar(M.Src[J - 1])) --J;
+    if (End > J && M.Jit.count(M.Src.substr(J, End - J))) return true;
+  }
+  return false;
+}
+
+void Launcher::run() {
+  // Index every plain function (nested ones become scopes of their own).
+  for (TSNode D : M.PlainAll) {
+    if (Scopes.size() > 4096) break;
+    if (mentionsLaunch(D)) indexScope(D, nullptr, 0);
+  }
+  // Sites per kernel definition.
+  std::map<uint32_t, std::vector<Site>> Sites;
+  std::map<uint32_t, TSNode> DefOf;
+  for (const Scope &S : Scopes)
+    for (TSNode C : S.Launches) {
+      auto J = M.Jit.find(M.text(field(field(C, "function"), "value")));
+      if (J == M.Jit.end()) continue;
+      uint32_t Key = ts_node_start_byte(J->second.Def);
+      DefOf[Key] = J->second.Def;
+      if (Sites[Key].size() < 64) Sites[Key].push_back(site(C, &S));
+    }
+  std::string File = M.Path.substr(M.Path.find_last_of('/') == std::string::npos
+                                       ? 0
+                                       : M.Path.find_last_of('/') + 1);
+  for (auto &KV : Sites) {
+    const std::vector<Site> &Ss = KV.second;
+    LaunchFacts LF;
+    LF.Sites = unsigned(Ss.size());
+    std::string Src = "launch at " + File + ":" + std::to_string(Ss[0].Line);
+    if (Ss.size() > 1) Src += " (and " + std::to_string(Ss.size() - 1) + " more)";
+    std::vector<KParam> Ps = kernelParams(DefOf[KV.first]);
+    for (size_t I = 0; I < Ps.size(); ++I) {
+      std::vector<ArgFact> Fs;
+      for (const Site &St : Ss) {
+        Work = 0;
+        Fs.push_back(argFact(St, Ps[I], I));
+      }
+      ValueHint H;
+      bool AllConst = true, AllName = true;
+      IntTy Elem = Fs[0].Elem;
+      for (const ArgFact &F : Fs) {
+        AllConst &= F.K == ArgFact::Const;
+        AllName &= F.K == ArgFact::Name && F.Nm == Fs[0].Nm;
+        if (!F.Elem.known() || F.Elem.Bits != Elem.Bits || F.Elem.Signed != Elem.Signed)
+          Elem = IntTy();
+      }
+      if (AllConst) {
+        H.HasRange = true;
+        H.Lo = Fs[0].R.Lo;
+        H.Hi = Fs[0].R.Hi;
+        for (const ArgFact &F : Fs) {
+          H.Lo = std::min(H.Lo, F.R.Lo);
+          H.Hi = std::max(H.Hi, F.R.Hi);
+        }
+      } else if (AllName) {
+        H.BoundBy = Fs[0].Nm;
+      }
+      if (H.any()) {
+        H.Source = Src;
+        LF.Params[Ps[I].Name] = H;
+      }
+      if (Elem.known()) LF.Elem[Ps[I].Name] = Elem;
+    }
+    // Grids: every site's grid must be seen.
+    std::vector<std::vector<ValueHint>> Gs;
+    for (const Site &St : Ss) {
+      Work = 0;
+      std::vector<ValueHint> Axes;
+      if (ts_node_is_null(St.Grid) || !gridAxes(St.Grid, St, St.S, Axes, 0)) {
+        Gs.clear();
+        break;
+      }
+      Gs.push_back(Axes);
+    }
+    if (!Gs.empty()) {
+      for (unsigned Ax = 0; Ax < 3; ++Ax) {
+        ValueHint H;
+        for (size_t I = 0; I < Gs.size(); ++I) {
+          ValueHint A;
+          if (Ax < Gs[I].size()) A = Gs[I][Ax];
+          else A.HasRange = true; // [0, 0]: one program along a missing axis
+          H = I == 0 ? A : mergeHint(H, A);
+        }
+        if (H.any()) H.Source = Src;
+        LF.Axis[Ax] = H;
+      }
+    }
+    M.Launches[KV.first] = std::move(LF);
+  }
+}
+
+} // namespace
+
+void collectLaunchFacts(Module &M) {
+  if (M.PlainAll.empty() || M.Src.find('[') == std::string::npos) return;
+  Launcher L(M);
+  L.run();
+}
+
+} // namespace triton
+} // namespace kvlint

@@ -1,0 +1,77 @@
+# Launcher facts: what the plain-Python functions of the file that launch a
+# kernel pass it. The frontend records them on the IR (constants, names,
+# grids, table dtypes); --dump-ir prints them as [lo,hi] and @name/div.
+# RUN: %if kvlint %{ %kvlint --dump-ir %s > %t.ir || true %}
+# RUN: %if kvlint %{ FileCheck %s < %t.ir %}
+import torch
+import triton
+import triton.language as tl
+
+BLOCK_SIZE = 128
+
+
+# CHECK-LABEL: function reshape_and_cache
+# The grid is (num_tokens,): program_id(0) is below num_tokens; the slot
+# table is int64 at the launch, so the slot times the stride is 64-bit.
+# CHECK: load (PtrAdd:ptr slot_mapping_ptr (Param:ptr slot_mapping_ptr) (LaunchIdx:i32 program_id(0) @num_tokens))
+# CHECK: store (PtrAdd:ptr cache_ptr (Param:ptr cache_ptr) (Mul:i64 (Load:i64 elem=i64 slot_mapping_ptr
+# CHECK-SAME: (Param:i32 block_stride @block_stride)
+# CHECK: store (PtrAdd:ptr key_ptr (Param:ptr key_ptr) (Mul:i32 (LaunchIdx:i32 program_id(0) @num_tokens) (Symbolic:i32 HEAD_SIZE [64,128])))
+@triton.jit
+def reshape_and_cache(key_ptr, cache_ptr, slot_mapping_ptr, block_stride, HEAD_SIZE: tl.constexpr):
+    slot = tl.load(slot_mapping_ptr + tl.program_id(0))
+    tl.store(cache_ptr + tl.load(slot_mapping_ptr + tl.program_id(0)) * block_stride, slot)
+    tl.store(key_ptr + tl.program_id(0) * HEAD_SIZE, 0)
+
+
+def reshape(key, cache, slot_mapping, head_size):
+    num_tokens = key.shape[0]
+    slots = slot_mapping.to(torch.int64)
+    block_stride = cache.stride(0)
+    HEAD_SIZE = 64 if head_size <= 64 else 128
+    reshape_and_cache[(num_tokens,)](key, cache, slots, block_stride, HEAD_SIZE=HEAD_SIZE)
+
+
+# CHECK-LABEL: function chunk_fwd
+# A grid lambda: cdiv(T, META["BT"]) with BT passed as a constant, and
+# B * H (a product): no fact. T comes from the unpacked shape.
+# CHECK: store {{.*}}(Mul:i32 (LaunchIdx:i32 program_id(0) @T/64) (Symbolic:i32 BT [64,64]))) (LaunchIdx:i32 program_id(1))) (Param:i32 T @T))
+@triton.jit
+def chunk_fwd(o, T, BT: tl.constexpr):
+    tl.store(o + tl.program_id(0) * BT + tl.program_id(1) + T, 0)
+
+
+def chunk(q, o):
+    B, T, H, K = q.shape
+    grid = lambda META: (triton.cdiv(T, META["BT"]), B * H)
+    chunk_fwd[grid](o, T, BT=64)
+
+
+# CHECK-LABEL: function two_sites
+# Constants join over the sites; a site with a runtime value drops the fact.
+# CHECK: store {{.*}}(Mul:i32 (LaunchIdx:i32 program_id(0) [0,127]) (Param:i32 a [8,128]))) (Param:i32 b)) (LaunchIdx:i32 program_id(2) [0,0]))
+@triton.jit
+def two_sites(p, a, b):
+    tl.store(p + tl.program_id(0) * a + b + tl.program_id(2), 0)
+
+
+def site_one(p, n):
+    two_sites[(BLOCK_SIZE, 4)](p, BLOCK_SIZE, n)
+
+
+def site_two(p):
+    two_sites[(1, 2)](p, 8, 16)
+
+
+# CHECK-LABEL: function unlaunched
+# No launch in this file: no hints.
+# CHECK: store (PtrAdd:ptr p (Param:ptr p) (Mul:i32 (LaunchIdx:i32 program_id(0)) (Param:i32 n)))
+@triton.jit
+def unlaunched(p, n):
+    tl.store(p + tl.program_id(0) * n, 0)
+
+
+def broken_launcher(p, n):
+    # Malformed launches are skipped, never fatal.
+    unlaunched[(n + ,)](p, n
+    unlaunched[]()

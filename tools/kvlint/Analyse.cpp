@@ -1,0 +1,124 @@
+//===- Analyse.cpp - one file through a frontend and the rules ------------===//
+#include "Analyse.h"
+#include "FileWalk.h"
+
+#include "kvlint/ClangFrontend.h"
+#include "kvlint/Frontend.h"
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+namespace kvlint {
+namespace {
+
+std::string describeGuard(const Guard &G) {
+  static const char *How[] = {"if", "early-exit", "loop", "ternary", "logical", "mask"};
+  return std::string(How[G.How]) + (G.Negated ? " !" : " ") + dump(G.Cond);
+}
+
+} // namespace
+
+void dumpFunction(const Function &F, std::ostream &OS) {
+  OS << "function " << F.Name << " (" << languageName(F.Lang) << (F.IsKernel ? ", kernel" : "")
+     << ")\n";
+  static const char *AK[] = {"load", "store", "address"};
+  for (const Access &A : F.Accesses) {
+    OS << "  " << A.Range.Begin.Line << ":" << A.Range.Begin.Col << " "
+       << AK[int(A.AK)] << " " << dump(A.Addr) << "\n";
+    if (A.Mask)
+      OS << "    mask " << dump(A.Mask) << "\n";
+    if (A.Other)
+      OS << "    other " << dump(A.Other) << "\n";
+    for (const Guard &G : A.Guards)
+      OS << "    guard " << describeGuard(G) << "\n";
+  }
+}
+
+FileResult analyseFile(const std::string &Path, const AnalyseInput &In) {
+  FileResult R;
+  std::ifstream File(Path, std::ios::binary);
+  if (!File) {
+    R.Notes.push_back({Path, "cannot read file", true});
+    R.Failed = true;
+    return R;
+  }
+  std::ostringstream SS;
+  SS << File.rdbuf();
+  std::string Src = SS.str();
+  if (Src.find('\0') != std::string::npos) {
+    R.Notes.push_back({Path, "binary file, skipped", true});
+    R.Failed = true;
+    return R;
+  }
+  LoweredFile LF;
+  if (hasExt(Path, {".py"})) {
+    if (Src.find("triton") == std::string::npos) {
+      R.Analysed = true; // plain Python: nothing to lower
+      return R;
+    }
+#ifdef KVLINT_HAVE_TRITON
+    LF = lowerTritonSource(Path, Src, *In.Opts);
+#else
+    R.Notes.push_back({Path, "Triton frontend not built; file skipped", false});
+    R.Skipped = true;
+    return R;
+#endif
+  } else {
+    ClangInput CI;
+    CI.Path = Path;
+    CI.Lang = clangLanguageFor(Path, Src);
+    if (const std::vector<std::string> *Flags = In.Db ? In.Db->find(Path) : nullptr)
+      CI.DbArgs = *Flags;
+    if (In.Extra)
+      CI.ExtraArgs = *In.Extra;
+    CI.HostPass = CI.Lang != Language::Cpp &&
+                  (Src.find("__CUDA_ARCH__") != std::string::npos ||
+                   Src.find("__HIP_DEVICE_COMPILE__") != std::string::npos);
+    LF = lowerClangFile(CI);
+  }
+  for (const std::string &N : LF.Notes)
+    R.Notes.push_back({Path, N, false});
+  // Nothing silent: name what the parser could not read. A function with a
+  // parse error is a note (-v); the parser giving up on the rest of the file
+  // is said always, and -v says why.
+  for (const LoweredFile::Gap &G : LF.Gaps) {
+    if (!G.Function.empty()) {
+      R.Notes.push_back({Path, "function '" + G.Function + "' (line " + std::to_string(G.Line) +
+                                   ") not fully analysed: " + G.Why,
+                         false});
+      continue;
+    }
+    std::string Head = "nothing after line " + std::to_string(G.Line) +
+                       " was analysed: the parser stopped there";
+    R.Notes.push_back({Path, Head + ": " + G.Why, false});
+    R.Loud.push_back({Path, Head + " (-v says why)", false});
+  }
+  if (LF.Failed) {
+    R.Notes.push_back({Path, "could not be analysed", true});
+    R.Failed = true;
+    return R;
+  }
+  R.Analysed = true;
+  R.Functions = unsigned(LF.Functions.size());
+  std::ostringstream Dump;
+  for (const auto &F : LF.Functions) {
+    if (In.DumpIR)
+      dumpFunction(*F, Dump);
+    runRules(*In.Rules, *F, R.Findings);
+  }
+  R.DumpText = Dump.str();
+  // Only the file itself: a header is reported when it is scanned itself.
+  R.Findings.erase(std::remove_if(R.Findings.begin(), R.Findings.end(),
+                                  [&](const Finding &F) { return F.Range.Begin.File != Path; }),
+                   R.Findings.end());
+  SourceCache One;
+  One.put(Path, Src);
+  R.Findings.erase(std::remove_if(R.Findings.begin(), R.Findings.end(),
+                                  [&](const Finding &F) { return isSuppressed(F, One); }),
+                   R.Findings.end());
+  dedupeAndSort(R.Findings);
+  return R;
+}
+
+} // namespace kvlint

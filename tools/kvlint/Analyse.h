@@ -1,0 +1,47 @@
+//===- Analyse.h - one file through a frontend and the rules ----*- C++ -*-===//
+#ifndef KVLINT_TOOLS_ANALYSE_H
+#define KVLINT_TOOLS_ANALYSE_H
+
+#include "CompileDb.h"
+#include "kvlint/IR.h"
+#include "kvlint/Report.h"
+#include "kvlint/Rule.h"
+
+#include <memory>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace kvlint {
+
+struct FileResult {
+  std::vector<Finding> Findings;
+  std::vector<FileNote> Notes;
+  /// Said on stderr even without -v (the full note, with why, is in Notes).
+  std::vector<FileNote> Loud;
+  std::string DumpText;
+  unsigned Functions = 0;
+  bool Analysed = false;
+  bool Skipped = false; ///< deliberately not analysed (no Triton frontend)
+  bool Failed = false;
+};
+
+/// What analysing one file needs besides its path.
+struct AnalyseInput {
+  const Options *Opts = nullptr; ///< frontend options (triton.UnknownLoadBits)
+  const std::vector<std::unique_ptr<Rule>> *Rules = nullptr;
+  const DbFlags *Db = nullptr;
+  const std::vector<std::string> *Extra = nullptr; ///< flags after `--`
+  bool DumpIR = false;
+};
+
+/// Reads Path, lowers it with its frontend, runs the rules, keeps the
+/// findings in the file itself that no comment suppresses.
+FileResult analyseFile(const std::string &Path, const AnalyseInput &In);
+
+/// --dump-ir's text for one function.
+void dumpFunction(const Function &F, std::ostream &OS);
+
+} // namespace kvlint
+
+#endif

@@ -1,0 +1,47 @@
+//===- Args.h - kvlint's command-line flags ---------------------*- C++ -*-===//
+//
+// Every flag lives in one table (Args.cpp): a new flag is one row there, one
+// field here, and one line in --help, which is generated from the table.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KVLINT_TOOLS_ARGS_H
+#define KVLINT_TOOLS_ARGS_H
+
+#include "Config.h"
+#include "kvlint/Rule.h"
+
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+namespace kvlint {
+
+/// What the command line asked for.
+struct CliOptions {
+  std::vector<std::string> Inputs;
+  std::vector<std::string> Extra; ///< after `--`
+  std::vector<std::string> Excludes;
+  /// --config, --checks and --option in command-line order; they layer over
+  /// the configuration files found beside the scanned files.
+  std::vector<ConfigFile> Overrides;
+  std::string Baseline;      ///< --baseline FILE: report only findings not in it
+  std::string WriteBaseline; ///< --write-baseline FILE
+  std::string Diff;          ///< --diff REF or '-': only findings on changed lines
+  std::string Format = "text";
+  std::string DbDir;
+  unsigned Jobs = 0;
+  unsigned ShardI = 0, ShardN = 1;
+  bool Fix = false, ListRules = false, DumpIR = false, Verbose = false;
+};
+
+/// Parses Args into C. Returns -1 to go on, or an exit status to stop with
+/// (0 after --help/--version, 2 on a usage error, reported on Err).
+int parseArgs(const std::vector<std::string> &Args, CliOptions &C, std::ostream &Out,
+              std::ostream &Err);
+
+/// The --help text, generated from the flag table.
+std::string usageText();
+
+} // namespace kvlint
+
+#endif

@@ -1,0 +1,276 @@
+//===- Diff.cpp - lines changed since a git revision ----------------------===//
+#include "Diff.h"
+
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <filesystem>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sstream>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+namespace fs = std::filesystem;
+
+namespace kvlint {
+
+std::string normalPath(const std::string &P) {
+  std::error_code EC;
+  fs::path Abs = fs::absolute(fs::path(P), EC).lexically_normal();
+  // Symlinks resolved: git names the repository by its real path.
+  fs::path Real = fs::weakly_canonical(Abs, EC);
+  return (EC ? Abs : Real).string();
+}
+
+bool ChangedLines::hasFile(const std::string &Path) const {
+  return ByFile.count(normalPath(Path)) != 0;
+}
+
+bool ChangedLines::touches(const std::string &Path, unsigned First, unsigned Last) const {
+  auto It = ByFile.find(normalPath(Path));
+  if (It == ByFile.end())
+    return false;
+  if (Last < First)
+    Last = First;
+  for (const auto &[A, B] : It->second)
+    if (A <= Last && First <= B)
+      return true;
+  return false;
+}
+
+namespace {
+
+bool parseNum(const std::string &S, size_t &I, unsigned &Out) {
+  if (I >= S.size() || !std::isdigit((unsigned char)S[I]))
+    return false;
+  unsigned long V = 0;
+  while (I < S.size() && std::isdigit((unsigned char)S[I])) {
+    V = V * 10 + unsigned(S[I++] - '0');
+    if (V > 0xffffffffu)
+      return false;
+  }
+  Out = unsigned(V);
+  return true;
+}
+
+/// "-a[,b] +c[,d]" of an @@ line.
+bool parseHunk(const std::string &S, unsigned &OldN, unsigned &NewStart, unsigned &NewN) {
+  size_t I = 3; // "@@ "
+  unsigned OldStart = 0;
+  OldN = 1, NewN = 1;
+  if (S.compare(0, 4, "@@ -") != 0)
+    return false;
+  I = 4;
+  if (!parseNum(S, I, OldStart))
+    return false;
+  if (I < S.size() && S[I] == ',' && !parseNum(S, ++I, OldN))
+    return false;
+  if (S.compare(I, 2, " +") != 0)
+    return false;
+  I += 2;
+  if (!parseNum(S, I, NewStart))
+    return false;
+  if (I < S.size() && S[I] == ',' && !parseNum(S, ++I, NewN))
+    return false;
+  return S.compare(I, 3, " @@") == 0;
+}
+
+/// The path of a "+++ " line: git's C-quoted form unquoted, "b/" dropped,
+/// a trailing tab and timestamp (diff -u) dropped. "" for /dev/null.
+bool newPath(std::string P, std::string &Out) {
+  if (!P.empty() && P[0] == '"') {
+    std::string U;
+    size_t I = 1;
+    for (; I < P.size() && P[I] != '"'; ++I) {
+      if (P[I] != '\\') {
+        U += P[I];
+        continue;
+      }
+      if (++I >= P.size())
+        return false;
+      char E = P[I];
+      if (E >= '0' && E <= '7') { // octal byte
+        int V = 0;
+        for (int K = 0; K < 3 && I < P.size() && P[I] >= '0' && P[I] <= '7'; ++K, ++I)
+          V = V * 8 + (P[I] - '0');
+        --I;
+        U += char(V);
+      } else {
+        U += E == 'n' ? '\n' : E == 't' ? '\t' : E;
+      }
+    }
+    if (I >= P.size())
+      return false;
+    P = U;
+  } else {
+    size_t Tab = P.find('\t');
+    if (Tab != std::string::npos)
+      P = P.substr(0, Tab);
+  }
+  if (P == "/dev/null") {
+    Out.clear();
+    return true;
+  }
+  if (P.compare(0, 2, "b/") == 0)
+    P = P.substr(2);
+  Out = P;
+  return !P.empty();
+}
+
+} // namespace
+
+bool parseUnifiedDiff(const std::string &Text, const std::string &Root, ChangedLines &Out,
+                      std::string &Err) {
+  std::istringstream In(Text);
+  std::string S, File;
+  bool HaveFile = false;
+  unsigned N = 0, OldLeft = 0, NewLeft = 0, NewLine = 0;
+  auto Fail = [&](const std::string &Msg) {
+    Err = "diff:" + std::to_string(N) + ": " + Msg;
+    return false;
+  };
+  while (std::getline(In, S)) {
+    ++N;
+    if (!S.empty() && S.back() == '\r')
+      S.pop_back();
+    if (OldLeft || NewLeft) { // inside a hunk: content lines only
+      char C = S.empty() ? ' ' : S[0];
+      if (C == '\\')
+        continue; // "\ No newline at end of file"
+      if (C == ' ' && OldLeft && NewLeft)
+        --OldLeft, --NewLeft, ++NewLine;
+      else if (C == '-' && OldLeft)
+        --OldLeft;
+      else if (C == '+' && NewLeft)
+        --NewLeft, ++NewLine;
+      else
+        return Fail("hunk shorter than its @@ header says");
+      continue;
+    }
+    if (S.compare(0, 4, "+++ ") == 0) {
+      std::string P;
+      if (!newPath(S.substr(4), P))
+        return Fail("cannot read the file name in '" + S + "'");
+      HaveFile = true;
+      File = P.empty() ? "" : (fs::path(P).is_absolute() ? P : (fs::path(Root) / P).string());
+      if (!File.empty()) {
+        File = normalPath(File);
+        Out.ByFile[File]; // a file with only deletions is still "changed"
+      }
+      continue;
+    }
+    if (S.compare(0, 2, "@@") == 0) {
+      unsigned OldN, Start, NewN;
+      if (!parseHunk(S, OldN, Start, NewN))
+        return Fail("malformed hunk header '" + S + "'");
+      if (!HaveFile)
+        return Fail("hunk before any '+++ ' file header");
+      if (!File.empty() && NewN > 0)
+        Out.ByFile[File].push_back({Start, Start + NewN - 1});
+      OldLeft = OldN, NewLeft = NewN, NewLine = Start;
+      continue;
+    }
+    // "diff --git", "index", "--- ", "new file mode", ...: headers.
+  }
+  if (OldLeft || NewLeft)
+    return Fail("diff ends inside a hunk");
+  return true;
+}
+
+namespace {
+
+/// Runs `git -c core.fsmonitor=false -C Dir Args...` (no shell), capturing
+/// stdout; on failure Err carries what git said. core.fsmonitor could name a
+/// program in the repository's own config: it is off.
+bool runGit(const std::string &Dir, const std::vector<std::string> &Args, std::string &Out,
+            std::string &Err) {
+  int OutP[2], ErrP[2];
+  if (pipe(OutP) || pipe(ErrP)) {
+    Err = std::string("pipe: ") + std::strerror(errno);
+    return false;
+  }
+  posix_spawn_file_actions_t FA;
+  posix_spawn_file_actions_init(&FA);
+  posix_spawn_file_actions_adddup2(&FA, OutP[1], 1);
+  posix_spawn_file_actions_adddup2(&FA, ErrP[1], 2);
+  posix_spawn_file_actions_addclose(&FA, OutP[0]);
+  posix_spawn_file_actions_addclose(&FA, ErrP[0]);
+  posix_spawn_file_actions_addopen(&FA, 0, "/dev/null", O_RDONLY, 0);
+  std::vector<char *> Argv;
+  std::vector<std::string> Full = {"git", "-c", "core.fsmonitor=false", "-C", Dir};
+  Full.insert(Full.end(), Args.begin(), Args.end());
+  for (std::string &A : Full)
+    Argv.push_back(A.data());
+  Argv.push_back(nullptr);
+  pid_t Pid;
+  int Rc = posix_spawnp(&Pid, "git", &FA, nullptr, Argv.data(), environ);
+  posix_spawn_file_actions_destroy(&FA);
+  close(OutP[1]);
+  close(ErrP[1]);
+  if (Rc != 0) {
+    close(OutP[0]);
+    close(ErrP[0]);
+    Err = std::string("cannot run git: ") + std::strerror(Rc);
+    return false;
+  }
+  std::string ErrText;
+  pollfd Fds[2] = {{OutP[0], POLLIN, 0}, {ErrP[0], POLLIN, 0}};
+  int Open = 2;
+  char Buf[65536];
+  while (Open) {
+    if (poll(Fds, 2, -1) < 0) {
+      if (errno == EINTR)
+        continue;
+      break;
+    }
+    for (int K = 0; K < 2; ++K) {
+      if (Fds[K].fd < 0 || !(Fds[K].revents & (POLLIN | POLLHUP | POLLERR)))
+        continue;
+      ssize_t R = read(Fds[K].fd, Buf, sizeof Buf);
+      if (R > 0) {
+        (K ? ErrText : Out).append(Buf, size_t(R));
+      } else if (R == 0 || errno != EINTR) {
+        close(Fds[K].fd);
+        Fds[K].fd = -1;
+        --Open;
+      }
+    }
+  }
+  int Status = 0;
+  while (waitpid(Pid, &Status, 0) < 0 && errno == EINTR) {
+  }
+  if (!WIFEXITED(Status) || WEXITSTATUS(Status) != 0) {
+    while (!ErrText.empty() && (ErrText.back() == '\n' || ErrText.back() == '\r'))
+      ErrText.pop_back();
+    Err = "git " + Args[0] + " failed" + (ErrText.empty() ? "" : ": " + ErrText);
+    return false;
+  }
+  return true;
+}
+
+} // namespace
+
+bool gitDiff(const std::string &Dir, const std::string &Ref, ChangedLines &Out,
+             std::string &Err) {
+  if (Ref.empty() || Ref[0] == '-') {
+    Err = "--diff: '" + Ref + "' is not a git revision";
+    return false;
+  }
+  std::string Root;
+  if (!runGit(Dir, {"rev-parse", "--show-toplevel"}, Root, Err))
+    return false;
+  while (!Root.empty() && (Root.back() == '\n' || Root.back() == '\r'))
+    Root.pop_back();
+  std::string Text;
+  if (!runGit(Root,
+              {"diff", "--no-color", "--no-ext-diff", "--no-textconv", "--no-renames",
+               "--src-prefix=a/", "--dst-prefix=b/", "-U0", Ref, "--"},
+              Text, Err))
+    return false;
+  return parseUnifiedDiff(Text, Root, Out, Err);
+}
+
+} // namespace kvlint
