@@ -107,7 +107,7 @@ int main() {
       store_fixed<<<kTokens, kDim>>>(d_key, d_cache, d_slots, kPage * kDim);
     } else {
       // kvref's paged store, one head of kDim floats per token: one 16-byte
-      // vector per row, 4 threads per token.
+      // vector per row, 4 threads per token, 64 tokens per CTA, K only.
       kvref::ScatterParams p{};
       p.tensor[0].src = reinterpret_cast<const unsigned char *>(d_key);
       p.tensor[0].dst = reinterpret_cast<unsigned char *>(d_cache);
@@ -124,7 +124,9 @@ int main() {
       p.num_heads = 1;
       p.units_per_row = 1;
       p.lanes_log2 = 2;
-      kvref::scatter_copy_kernel<kvref::Vec16><<<dim3(1, 1), kvref::kStoreThreads>>>(p);
+      p.tokens_per_block = 64;
+      p.page_magic = kvref::page_magic_for(kPage);
+      kvref::scatter_copy_kernel<kvref::Vec16, 1, 1><<<dim3(1, 1), 64 << 2>>>(p);
     }
     float got[kTotal];
     if (cudaMemcpy(got, d_buf, sizeof got, cudaMemcpyDeviceToHost) != cudaSuccess) {
