@@ -141,10 +141,11 @@ private:
 class LowerConsumer : public ASTConsumer {
 public:
   LowerConsumer(Language L, std::vector<std::unique_ptr<Function>> &Out,
-                const CountErrors &Diags, std::vector<LoweredFile::Gap> &Gaps)
-      : L(L), Out(Out), Diags(Diags), Gaps(Gaps) {}
+                const CountErrors &Diags, std::vector<LoweredFile::Gap> &Gaps,
+                const std::string &Helpers)
+      : L(L), Out(Out), Diags(Diags), Gaps(Gaps), Helpers(Helpers) {}
   void HandleTranslationUnit(ASTContext &Ctx) override {
-    lowerASTContext(Ctx, L, true, Out);
+    lowerASTContext(Ctx, L, true, Out, Helpers);
     if (Diags.InMain.empty())
       return;
     FindGaps(Ctx.getSourceManager(), Diags, Gaps).TraverseDecl(Ctx.getTranslationUnitDecl());
@@ -161,17 +162,18 @@ private:
   std::vector<std::unique_ptr<Function>> &Out;
   const CountErrors &Diags;
   std::vector<LoweredFile::Gap> &Gaps;
+  std::string Helpers;
 };
 
 class LowerAction : public ASTFrontendAction {
 public:
   LowerAction(Language L, std::vector<std::unique_ptr<Function>> &Out,
               std::set<std::string> &Missing, const CountErrors &Diags,
-              std::vector<LoweredFile::Gap> &Gaps)
-      : L(L), Out(Out), Missing(Missing), Diags(Diags), Gaps(Gaps) {}
+              std::vector<LoweredFile::Gap> &Gaps, const std::string &Helpers)
+      : L(L), Out(Out), Missing(Missing), Diags(Diags), Gaps(Gaps), Helpers(Helpers) {}
   std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance &CI, StringRef) override {
     CI.getPreprocessor().addPPCallbacks(std::make_unique<SkipMissing>(Missing));
-    return std::make_unique<LowerConsumer>(L, Out, Diags, Gaps);
+    return std::make_unique<LowerConsumer>(L, Out, Diags, Gaps, Helpers);
   }
 
 private:
@@ -180,6 +182,7 @@ private:
   std::set<std::string> &Missing;
   const CountErrors &Diags;
   std::vector<LoweredFile::Gap> &Gaps;
+  std::string Helpers;
 };
 
 std::vector<std::string> baseArgs(const ClangInput &In, bool Host) {
@@ -254,7 +257,8 @@ LoweredFile lowerClangFile(const ClangInput &In) {
     CountErrors Diags;
     std::vector<LoweredFile::Gap> Gaps;
     tooling::ToolInvocation Inv(baseArgs(In, Pass == 1),
-                                std::make_unique<LowerAction>(In.Lang, Fns, Missing, Diags, Gaps),
+                                std::make_unique<LowerAction>(In.Lang, Fns, Missing, Diags, Gaps,
+                                                              In.CheckedHelpers),
                                 Files.get());
     Inv.setDiagnosticConsumer(&Diags);
     bool Ok = Inv.run();

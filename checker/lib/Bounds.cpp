@@ -166,6 +166,58 @@ int64_t Bounds::capOf(std::vector<const Dimension *> Shape, int64_t Scale, std::
   return sat(P);
 }
 
+// Names of a product's factors, when every factor is a named leaf (a
+// parameter, a member, a local holding one) or a constant.
+static bool factorNames(const Node *N, std::vector<std::string> &Names, int64_t &Consts,
+                        unsigned Depth = 0) {
+  N = strip(N);
+  if (!N || Depth > 8)
+    return false;
+  if (N->K == Kind::Mul)
+    return factorNames(N->op(0), Names, Consts, Depth + 1) &&
+           factorNames(N->op(1), Names, Consts, Depth + 1);
+  if (N->K == Kind::Const && N->Value > 0) {
+    Consts = int64_t(std::min<I128>(I128(Consts) * N->Value, Inf));
+    return true;
+  }
+  if ((N->K == Kind::Param || N->K == Kind::Symbolic) && !N->Name.empty()) {
+    Names.push_back(leafName(N->Name));
+    return true;
+  }
+  return false;
+}
+
+int64_t Bounds::checkedBound(const Node *Mul) const {
+  if (F.Checked.empty())
+    return -1;
+  std::vector<std::string> Names;
+  int64_t Consts = 1;
+  if (!factorNames(Mul, Names, Consts) || Names.empty())
+    return -1;
+  int64_t Best = -1;
+  for (const CheckedProduct &C : F.Checked) {
+    std::vector<std::string> Left;
+    for (const std::string &X : C.Factors)
+      Left.push_back(leafName(X));
+    bool All = true;
+    for (const std::string &X : Names) {
+      auto It = std::find(Left.begin(), Left.end(), X);
+      if (It == Left.end()) {
+        All = false;
+        break;
+      }
+      Left.erase(It);
+    }
+    // Every checked factor is at least 1, so leaving one out only lowers the
+    // product; constant factors outside the check multiply the bound (the
+    // frontend folds the check's own constants into Max).
+    int64_t B = sat(I128(C.Max) * Consts);
+    if (All && (Best < 0 || B < Best))
+      Best = B;
+  }
+  return Best;
+}
+
 void Bounds::collectAtoms(const Node *C, bool Positive) {
   C = strip(C);
   if (!C)
@@ -272,6 +324,13 @@ const Bound &Bounds::of(const Node *N) {
   return Memo[N] = B;
 }
 
+// The dimension the launcher's argument for a parameter is named like.
+const Dimension *Bounds::launchedAs(const Node *N) const {
+  if (N->Hint.BoundBy.empty())
+    return nullptr;
+  return E.byName(N->Hint.BoundBy);
+}
+
 Bound Bounds::dim(const Dimension &D, const std::string &Name, const char *How) {
   Bound B;
   B.Lo = 0;
@@ -331,10 +390,18 @@ Bound Bounds::compute(const Node *N) {
     const Dimension *D = E.byName(N->Name);
     if (D && D->Key != "KvPages" && D->Key != "KvSlots")
       return dim(*D, N->Name, "is named like it");
+    if (const Dimension *L = launchedAs(N))
+      return dim(*L, N->Hint.BoundBy, ("is what the launcher passes (" + N->Hint.Source + ")").c_str());
     return dim(*E.byKey("Constexpr"), N->Name, "is a compile-time constant of unknown value");
   }
-  case Kind::Param:
+  case Kind::Param: {
+    // The parameter's own name first; else the name of what the launcher
+    // passes for it (a kernel's `n` launched with `num_tokens`).
+    if (!E.byName(N->Name))
+      if (const Dimension *L = launchedAs(N))
+        return dim(*L, N->Hint.BoundBy, ("is what the launcher passes (" + N->Hint.Source + ")").c_str());
     return leafByName(N, N->Name, "Unknown");
+  }
   case Kind::Call:
     if (N->op(0)) // an inlined helper: its value
       return of(N->op(0));
@@ -425,7 +492,7 @@ Bound Bounds::compute(const Node *N) {
     // larger term's shape is the sum's. A shape is an exclusive bound, so
     // the smaller term must be an offset within it.
     const Bound &Big = X.Hi >= Y.Hi ? X : Y, &Small = X.Hi >= Y.Hi ? Y : X;
-    if (Big.Shaped && Small.Shaped && Small.Lo >= 0 && !Big.Shape.empty() &&
+    if (Big.Shaped && Small.Lo >= 0 && !Big.Shape.empty() &&
         Small.Hi < E.bound(*Big.Shape.back(), Beyond)) {
       R.Shape = Big.Shape;
       R.Scale = Big.Scale;
@@ -469,6 +536,16 @@ Bound Bounds::compute(const Node *N) {
         R.Hi = Hi;
         R.Exact = of(N->op(I)).Exact;
       }
+    }
+    // A product the host checks before the launch (TORCH_CHECK(n * h * d <=
+    // INT_MAX), a checked-product helper) is bounded by the check when its
+    // factors are among the checked ones.
+    if (int64_t Max = checkedBound(N); Max >= 0 && Max < R.Hi) {
+      R.Hi = Max;
+      R.Exact = true;
+      R.Why = "a host check bounds it";
+      R.Shaped = false;
+      return R;
     }
     // Shapes: the product's dimensions, with couplings the envelope's
     // independent maxima miss (pages x page size is a slot).

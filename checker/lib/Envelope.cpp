@@ -16,7 +16,9 @@ struct DimSpec {
 };
 
 // First match wins: specific names before general ones (Stride before
-// KvPages, so that block_stride is a stride; HeadDim before Heads).
+// KvPages, so that block_stride is a stride; HeadDim before Heads; Tokens
+// before Context, so that cu_seqlens and seqlen_q are tokens of the step
+// while seq_lens and seqlen_k are context).
 // docs/envelope.md gives each default's source at length.
 const DimSpec Specs[] = {
     {"Stride", 16384, "stride|^ld[a-z]?$|pitch",
@@ -25,6 +27,9 @@ const DimSpec Specs[] = {
     {"BlockSize", 1024,
      "^(kv_?|cache_?)?(block|page|blk)_?(size|sz|len)$|^bs$|^ps$|^page_?tokens$",
      "KV page size: 64 (FlashMLA), 128-256 (SGLang, TensorRT-LLM); 1,024 leaves headroom"},
+    {"Chunk", 128, "chunk_?(size|len)|^B[TC]$",
+     "chunked kernels (linear attention, SSMs) use chunks of 16-64 tokens (fla, mamba); 128 "
+     "leaves headroom"},
     {"Vocab", 262144, "vocab", "Gemma 3: 262,144 tokens"},
     {"Experts", 512, "expert", "Qwen3-Next: 512 routed experts"},
     {"TopK", 1024, "top_?k", "sampling top-k up to 1,024; MoE top-k is at most 22"},
@@ -49,6 +54,10 @@ const DimSpec Specs[] = {
      "page|block_?(id|idx|ids|num|no|table|tables)|^block$|^blk|physical_?block|^num_?blocks|"
      "max_?num_?blocks|max_?blocks",
      "at page size 1 (SGLang) pages are slots: 8,388,608"},
+    {"Tokens", 131072,
+     "token|^tok|^t$|^bos$|^eos$|cu_?seqlens|query_?start|^q_?start|start_?loc|^m$|^num_?rows$|"
+     "^n_?rows$|seq_?len_?q|seqlen_?q|^q_?len|query_?len|max_?seqlen_?q",
+     "131,072 tokens in one step (a long prefill without chunking)"},
     {"Context", 1048576,
      "seq_?len|seqlen|context|ctx|kv_?len|max_?seq|^pos$|^pos_|_pos$|position|^len$|_len$|"
      "cache_?len|prefix",
@@ -56,10 +65,6 @@ const DimSpec Specs[] = {
     {"Requests", 4096,
      "^req|request|batch|^b$|^bid|^num_?seqs|^n_?seqs|^seq_?(idx|id)$|^num_?reqs",
      "max running requests per step (SGLang --max-running-requests 4,096)"},
-    {"Tokens", 131072,
-     "token|^tok|^t$|^bos$|^eos$|cu_?seqlens|query_?start|^q_?start|start_?loc|^m$|^num_?rows$|"
-     "^n_?rows$",
-     "131,072 tokens in one step (a long prefill without chunking)"},
     // Defaults for values that no fact and no name bounds. Their name
     // patterns match nothing unless a user sets one.
     {"Loaded", 131072, "$^",

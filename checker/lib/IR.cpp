@@ -49,6 +49,8 @@ static std::string tyName(const IntTy &T) {
   return (T.Signed ? "i" : "u") + std::to_string(T.Bits);
 }
 
+std::string dumpHint(const ValueHint &H);
+
 static void dumpRec(const Node *N, std::string &S, unsigned Depth) {
   if (!N) { S += "null"; return; }
   if (Depth > 24) { S += "..."; return; }
@@ -65,13 +67,7 @@ static void dumpRec(const Node *N, std::string &S, unsigned Depth) {
   default: break;
   }
   if (!N->Name.empty()) S += " " + N->Name;
-  // Facts from outside the body, only when present: [lo,hi] @name/div
-  if (N->Hint.HasRange)
-    S += " [" + std::to_string(N->Hint.Lo) + "," + std::to_string(N->Hint.Hi) + "]";
-  if (!N->Hint.BoundBy.empty()) {
-    S += " @" + N->Hint.BoundBy;
-    if (N->Hint.BoundDiv != 1) S += "/" + std::to_string(N->Hint.BoundDiv);
-  }
+  if (N->Hint.any()) S += " " + dumpHint(N->Hint);
   // A variable's value is printed once per use; keep dumps short by not
   // expanding through variables more than one level deep.
   if (N->K == Kind::Var) { S += ")"; return; }
@@ -105,6 +101,21 @@ const Node *asAddress(Function &F, const Node *A) {
 std::string dump(const Node *N) {
   std::string S;
   dumpRec(N, S, 0);
+  return S;
+}
+
+/// A hint in a dump: `[lo,hi]` for a range, `<name>` or `<name/div>` for a
+/// bound by a launcher's quantity (both when both are known). Shared by every
+/// frontend's tests.
+std::string dumpHint(const ValueHint &H) {
+  std::string S;
+  if (H.HasRange)
+    S += "[" + std::to_string(H.Lo) + "," + std::to_string(H.Hi) + "]";
+  if (!H.BoundBy.empty()) {
+    if (!S.empty()) S += " ";
+    S += "@" + H.BoundBy;
+    if (H.BoundDiv != 1) S += "/" + std::to_string(H.BoundDiv);
+  }
   return S;
 }
 

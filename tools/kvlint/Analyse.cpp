@@ -22,6 +22,12 @@ std::string describeGuard(const Guard &G) {
 void dumpFunction(const Function &F, std::ostream &OS) {
   OS << "function " << F.Name << " (" << languageName(F.Lang) << (F.IsKernel ? ", kernel" : "")
      << ")\n";
+  for (const CheckedProduct &P : F.Checked) {
+    OS << "  checked";
+    for (size_t I = 0; I < P.Factors.size(); ++I)
+      OS << (I ? " * " : " ") << P.Factors[I];
+    OS << " <= " << P.Max << " (" << P.Source << ")\n";
+  }
   static const char *AK[] = {"load", "store", "address"};
   for (const Access &A : F.Accesses) {
     OS << "  " << A.Range.Begin.Line << ":" << A.Range.Begin.Col << " "

@@ -59,6 +59,8 @@ private:
   Bound leafByName(const Node *N, const std::string &Name, const char *Fallback);
   Bound dim(const Dimension &D, const std::string &Name, const char *How);
   void refine(const Node *N, Bound &B);
+  const Dimension *launchedAs(const Node *N) const;
+  int64_t checkedBound(const Node *Mul) const;
   int64_t capOf(std::vector<const Dimension *> Shape, int64_t Scale, std::string &How);
   void collectAtoms(const Node *C, bool Positive);
 

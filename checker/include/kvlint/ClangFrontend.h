@@ -10,13 +10,27 @@ class ASTContext;
 
 namespace kvlint {
 
+/// Helpers that check a product of sizes against INT32_MAX before a launch
+/// (FlashInfer's CheckedInt32Product({a, b, c}, "what")): a regex on the
+/// callee's name.
+inline constexpr const char *DefaultCheckedHelpers =
+    "CheckedInt32Product|checked_int32_product|check_int32";
+
 /// Lowers every function with a body whose definition is in the main file of
 /// Ctx (or every file, when MainFileOnly is false): kernels, __device__
 /// helpers, host code, member functions, primary templates (also those never
 /// instantiated) and instantiations. Shared by the CLI and the clang-tidy
 /// plugin, so both see the same IR.
+///
+/// Before lowering, the translation unit's launches are read: the grids and
+/// arguments that host code launches each kernel with become hints on the
+/// kernel's blockIdx and parameter nodes (Node::Hint), and the products the
+/// launching function checks before the launch (TORCH_CHECK(a * b <=
+/// INT_MAX), calls to a helper whose name matches the regex CheckedHelpers)
+/// become Function::Checked.
 void lowerASTContext(clang::ASTContext &Ctx, Language L, bool MainFileOnly,
-                     std::vector<std::unique_ptr<Function>> &Out);
+                     std::vector<std::unique_ptr<Function>> &Out,
+                     const std::string &CheckedHelpers = DefaultCheckedHelpers);
 
 /// What the CLI knows about one file before parsing it.
 struct ClangInput {
@@ -29,6 +43,8 @@ struct ClangInput {
   std::vector<std::string> ExtraArgs;
   /// Also run a host pass (the file has code under __CUDA_ARCH__ guards).
   bool HostPass = false;
+  /// See lowerASTContext.
+  std::string CheckedHelpers = DefaultCheckedHelpers;
 };
 
 /// Parses a file (device pass, plus a host pass when asked) and lowers it.
