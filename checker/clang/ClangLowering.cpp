@@ -2301,8 +2301,15 @@ private:
         }
       }
     }
+    size_t Before = F.Accesses.size();
     lower(L, AccessKind::Store);
     (void)E;
+    // The value written: the last store the left side recorded.
+    for (size_t I = F.Accesses.size(); I > Before; --I)
+      if (F.Accesses[I - 1].AK == AccessKind::Store) {
+        F.Accesses[I - 1].Value = V;
+        break;
+      }
     return V;
   }
 

@@ -78,6 +78,26 @@ static void dumpRec(const Node *N, std::string &S, unsigned Depth) {
   S += ")";
 }
 
+static bool knownInteger(const Node *N) { return N && N->Ty.known() && !N->Ty.Pointer; }
+
+const Node *asAddress(Function &F, const Node *A) {
+  if (!A || A->Ty.Pointer || A->K != Kind::Add || A->Ops.size() != 2)
+    return A;
+  const Node *L = A->op(0), *R = A->op(1), *P = nullptr, *Off = nullptr;
+  if (knownInteger(R) && !knownInteger(L))
+    P = L, Off = R;
+  else if (knownInteger(L) && !knownInteger(R))
+    P = R, Off = L;
+  else
+    return A;
+  P = asAddress(F, P);
+  Node *N = F.make(Kind::PtrAdd, IntTy::pointer(), P, Off);
+  N->Range = A->Range;
+  N->Text = A->Text;
+  N->Name = P->Name;
+  return N;
+}
+
 std::string dump(const Node *N) {
   std::string S;
   dumpRec(N, S, 0);

@@ -299,7 +299,7 @@ Val FnLowerer::call(TSNode E) {
     const Node *Mk = nodeArg(A, 1, "mask", E);
     const Node *Ot = nodeArg(A, 2, "other", E);
     if (!P) return Val::node(unknown(E));
-    recordAccess(AccessKind::Load, P, Mk, Ot, E);
+    P = recordAccess(AccessKind::Load, P, Mk, Ot, E);
     IntTy ET = elemOf(P);
     Node *L = mk(Kind::Load, ET, E, {P});
     L->ElemTy = ET;
@@ -309,14 +309,17 @@ Val FnLowerer::call(TSNode E) {
   if (B == "store") {
     const Node *P = nodeArg(A, 0, "pointer", E);
     const Node *Mk = nodeArg(A, 2, "mask", E);
+    const Node *V = nodeArg(A, 1, "value", E);
+    size_t Before = F.Accesses.size();
     if (P) recordAccess(AccessKind::Store, P, Mk, nullptr, E);
+    if (F.Accesses.size() > Before) F.Accesses.back().Value = V; // the value written
     return Val();
   }
   if (B.rfind("atomic_", 0) == 0) {
     const Node *P = nodeArg(A, 0, "pointer", E);
     const Node *Mk = B == "atomic_cas" ? nullptr : nodeArg(A, 2, "mask", E);
     if (!P) return Val::node(unknown(E));
-    recordAccess(AccessKind::Store, P, Mk, nullptr, E);
+    P = recordAccess(AccessKind::Store, P, Mk, nullptr, E);
     IntTy ET = elemOf(P);
     Node *L = mk(Kind::Load, ET, E, {P});
     L->ElemTy = ET;

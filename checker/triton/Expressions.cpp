@@ -544,10 +544,13 @@ std::vector<const Node *> *FnLowerer::stridesOf(const Node *N) {
   return nullptr;
 }
 
-void FnLowerer::recordAccess(AccessKind AK, const Node *Addr, const Node *Mask, const Node *Other,
-                             TSNode At) {
+const Node *FnLowerer::recordAccess(AccessKind AK, const Node *Addr, const Node *Mask,
+                                    const Node *Other, TSNode At) {
   if (Addr && !Addr->Ty.Pointer) wantPointer(Addr);
-  if (Dry || !Addr) return;
+  // The address of an access is a pointer, even one returned by a helper
+  // imported from another module (p + row * stride + col, p untyped).
+  if (Addr && !Addr->Ty.Pointer) Addr = asAddress(F, Addr);
+  if (Dry || !Addr) return Addr;
   Access A;
   A.AK = AK;
   A.Addr = Addr;
@@ -557,6 +560,7 @@ void FnLowerer::recordAccess(AccessKind AK, const Node *Addr, const Node *Mask, 
   if (Mask) A.Guards.push_back(Guard{Mask, false, Guard::Mask});
   A.Range = rng(At);
   F.Accesses.push_back(std::move(A));
+  return Addr;
 }
 
 } // namespace triton

@@ -268,8 +268,10 @@ private:
   static std::string baseName(const Node *Addr);
   void wantPointer(const Node *Addr);
   std::vector<const Node *> *stridesOf(const Node *N);
-  void recordAccess(AccessKind AK, const Node *Addr, const Node *Mask, const Node *Other,
-                    TSNode At);
+  /// Records an access and returns its address as recorded: an untyped
+  /// one is made a pointer (asAddress), so loads should use it too.
+  const Node *recordAccess(AccessKind AK, const Node *Addr, const Node *Mask, const Node *Other,
+                           TSNode At);
 
   // --- parameters and calls (Calls.cpp) -----------------------------------
   void bindParams(TSNode Def, const std::vector<Val> *Pos,

@@ -30,10 +30,19 @@ void FnLowerer::bind(TSNode Target, const Val &V) {
       is(Target, "list_pattern") || is(Target, "tuple") || is(Target, "expression_list")) {
     std::vector<TSNode> Ts = kids(Target);
     for (size_t I = 0; I < Ts.size(); ++I) {
-      if (V.K == Val::Tuple && I < V.Elems.size())
+      if (V.K == Val::Tuple && I < V.Elems.size()) {
         bind(Ts[I], V.Elems[I]);
-      else
-        bind(Ts[I], Val::node(unknown(Ts[I], M.text(Ts[I]))));
+      } else {
+        // An element of an opaque value (a tuple returned by an imported
+        // helper): unknown, but computed from that value. Ops: the value
+        // and the element's index (so two elements never compare equal).
+        Node *U = unknown(Ts[I], M.text(Ts[I]));
+        if (V.isNode()) {
+          U->Ops.push_back(V.Nd);
+          U->Ops.push_back(constant(int64_t(I), Ts[I]));
+        }
+        bind(Ts[I], Val::node(U));
+      }
     }
     return;
   }

@@ -2,14 +2,31 @@
 //
 // For every load: split its address into a base pointer and additive terms;
 // find a column term derived from a position divided (or shifted) by a
-// block size; then look for a guard, mask or clamp that bounds the column
-// (or the position) by a width: the row stride of the same address, a name
-// like max_num_blocks, or the next entry of a CSR indptr. A bound on
-// anything else (number of requests, number of tokens) does not count.
+// block size; ask whether the base is an index table at all (table
+// evidence); then sort the guards, masks and clamps that bound the column
+// (or the position it is divided from):
+//
+//   width     the row stride of the same address, a name like
+//             max_num_blocks, the next entry of a CSR indptr: silent;
+//   sequence  a sequence length, or cdiv(seq_len, block_size): the
+//             paged-attention idiom, safe by a scheduler invariant the
+//             kernel does not check: reported at the `latent` level only;
+//   other     anything else (K, the number of experts, the number of
+//             requests): on a table named as such this is the wrong bound
+//             and is reported; on an array that is only a table by shape
+//             (a struct field, a call's result) the column is a bounded
+//             quotient (k / group_size with k < K): not a table, silent.
+//
+// With nothing bounding the position at all (padding, speculative and
+// CUDA-graph positions), the load is reported at the default level.
+//
+// At the latent level, a column that is a loop counter bounded by
+// cdiv(seq_len, block_size) (the paged-attention loop) is reported too.
 //
 //===----------------------------------------------------------------------===//
 #include "UnguardedTableLoad.h"
 
+#include <algorithm>
 #include <functional>
 
 namespace kvlint {
@@ -17,19 +34,23 @@ namespace kvlint {
 std::vector<OptionSpec> UnguardedTableLoad::options() const {
   return {
       {"TablePattern",
-       "table|req_to_token|req_to_page|indices|page_ids|block_ids|blocks|pages|kv_indptr|token_to",
-       "regex (case-insensitive) of table pointer names; a column divided by a plain literal "
-       "counts only on such a table"},
+       "table|req_to_token|req_to_page|indices|page_ids|block_ids|blocks|pages|kv_indptr|token_to|"
+       "block_offsets|page_entr",
+       "regex (case-insensitive) of table pointer names (also struct fields); a column divided "
+       "by a plain literal counts only on such a table"},
       {"WidthPattern",
        "width|max_num_blocks|max_blocks|blocks_per|num_cols|cols|max_pages|pages_per|row_len|"
        "stride|max_len|max_context|max_seq_blocks|blocks$",
        "regex (case-insensitive) of names that bound a table column (the row width)"},
       {"BlockSizePattern", "block|page|blk|bs$|^bs|chunk|tile|group",
        "regex (case-insensitive) of divisor names that are block sizes"},
+      {"SeqLenPattern",
+       "seq_?lens?|seq_?length|seqlens?|seqused|context_?lens?|context_length|ctx_?lens?|"
+       "kv_?lens?|^k_lens?$|kv_length|cache_?lens?|cache_seqlens|prefix_len|num_computed|"
+       "total_?lens?|cur_?len",
+       "regex (case-insensitive) of sequence lengths: a column bounded only by one of these "
+       "(or by a loop over cdiv(seq_len, block_size)) is reported at the latent level only"},
       {"PadValue", "-1", "the pad slot the fix-it emits for out-of-range lanes (PAD_SLOT_ID)"},
-      {"LoopBoundedTier", "false",
-       "also report a column that is only bounded by a loop over cdiv(seq_len, block_size) "
-       "(the paged-attention idiom, which relies on the table spanning the sequence)"},
   };
 }
 
@@ -37,8 +58,9 @@ void UnguardedTableLoad::configure(const Options &O) {
   TableRe = optRegex(O, "TablePattern");
   WidthRe = optRegex(O, "WidthPattern");
   BlockRe = optRegex(O, "BlockSizePattern");
+  SeqRe = optRegex(O, "SeqLenPattern");
   PadValue = opt(O, "PadValue");
-  LoopTier = optBool(O, "LoopBoundedTier");
+  Latent = optLatent(O);
 }
 
 namespace {
@@ -63,17 +85,38 @@ std::string nameOf(const Node *N) {
   return N->Text;
 }
 
-/// Splits an address into its base pointer and additive integer terms.
+/// The last component of a member name: `params.block_table` -> block_table.
+std::string leafName(const std::string &S) {
+  size_t P = S.find_last_of(".>");
+  return P == std::string::npos ? S : S.substr(P + 1);
+}
+
+bool knownInteger(const Node *N) { return N && N->Ty.known() && !N->Ty.Pointer; }
+
+/// A null pointer constant (0, nullptr, NULL), through casts.
+bool nullPtr(const Node *N) {
+  for (unsigned I = 0; N && I < 8 && (N->K == Kind::Cast || N->K == Kind::Var); ++I)
+    N = N->op(0);
+  if (!N)
+    return false;
+  if (N->K == Kind::Const)
+    return N->Value == 0;
+  return N->Text == "nullptr" || N->Text == "NULL" || N->Name == "nullptr";
+}
+
+/// Splits an address into its base pointer and additive integer terms. An
+/// untyped `Add` in base position (a pointer the frontend could not type,
+/// `p = helper(...)`) splits at its one operand that is not an integer.
 void splitAddress(const Node *A, const Node *&Base, std::vector<const Node *> &Terms,
-                  unsigned Depth = 0) {
+                  bool CallsInlined, unsigned Depth = 0) {
   if (!A || Depth > 32)
     return;
-  if (A->K == Kind::Var || (A->K == Kind::Call && A->op(0)) || (A->K == Kind::Cast && A->Ty.Pointer)) {
-    splitAddress(A->op(0), Base, Terms, Depth + 1);
+  if (A->K == Kind::Var || (A->K == Kind::Call && A->op(0) && CallsInlined) ||
+      (A->K == Kind::Cast && A->Ty.Pointer)) {
+    splitAddress(A->op(0), Base, Terms, CallsInlined, Depth + 1);
     return;
   }
-  if (A->K == Kind::PtrAdd) {
-    splitAddress(A->op(0), Base, Terms, Depth + 1);
+  auto AddTerms = [&](const Node *Off) {
     std::function<void(const Node *, unsigned)> Add = [&](const Node *T, unsigned D) {
       const Node *S = T;
       while (S && (S->K == Kind::Var || (S->K == Kind::Cast && !S->Ty.Pointer)) && D < 48) {
@@ -90,11 +133,99 @@ void splitAddress(const Node *A, const Node *&Base, std::vector<const Node *> &T
       }
       Terms.push_back(T);
     };
-    Add(A->op(1), Depth);
+    Add(Off, Depth);
+  };
+  if (A->K == Kind::PtrAdd) {
+    splitAddress(A->op(0), Base, Terms, CallsInlined, Depth + 1);
+    AddTerms(A->op(1));
     return;
+  }
+  // p = table ? table + row * W : nullptr: the pointer is the non-null arm.
+  if ((A->K == Kind::Select && A->Ops.size() == 3) || (A->K == Kind::Phi && A->Ops.size() == 2)) {
+    const Node *X = A->K == Kind::Select ? A->op(1) : A->op(0);
+    const Node *Y = A->K == Kind::Select ? A->op(2) : A->op(1);
+    if (nullPtr(X) && !nullPtr(Y)) {
+      splitAddress(Y, Base, Terms, CallsInlined, Depth + 1);
+      return;
+    }
+    if (nullPtr(Y) && !nullPtr(X)) {
+      splitAddress(X, Base, Terms, CallsInlined, Depth + 1);
+      return;
+    }
+  }
+  if (A->K == Kind::Add && !A->Ty.known() && A->Ops.size() == 2) {
+    const Node *L = A->op(0), *R = A->op(1);
+    if (knownInteger(R) && !knownInteger(L)) {
+      splitAddress(L, Base, Terms, CallsInlined, Depth + 1);
+      AddTerms(R);
+      return;
+    }
+    if (knownInteger(L) && !knownInteger(R)) {
+      splitAddress(R, Base, Terms, CallsInlined, Depth + 1);
+      AddTerms(L);
+      return;
+    }
   }
   Base = A;
 }
+
+/// sameValue for leaves only: loop-carried Phis are cyclic, and comparing
+/// two of them structurally would not terminate.
+bool sameLeaf(const Node *A, const Node *B) {
+  if (A == B)
+    return true;
+  const Node *SA = stripVars(A), *SB = stripVars(B);
+  if (!SA || !SB)
+    return false;
+  if (SA == SB)
+    return true;
+  if (A->K == Kind::Var && B->K == Kind::Var && !A->Name.empty() && A->Name == B->Name &&
+      SA->K != Kind::Phi && SB->K != Kind::Phi)
+    return sameLeaf(SA, SB);
+  switch (SA->K) {
+  case Kind::Const: case Kind::Param: case Kind::Symbolic: case Kind::LaunchIdx:
+  case Kind::ThreadIdx: case Kind::LaunchDim:
+    return sameValue(SA, SB);
+  case Kind::Cast: case Kind::Div: case Kind::Shr: case Kind::Mul: case Kind::Add:
+  case Kind::Sub: case Kind::Rem:
+    if (SA->K != SB->K || SA->Ops.size() != SB->Ops.size())
+      return false;
+    for (size_t I = 0; I < SA->Ops.size(); ++I)
+      if (!sameLeaf(SA->Ops[I], SB->Ops[I]))
+        return false;
+    return true;
+  default:
+    return false;
+  }
+}
+
+/// True when X occurs in Hay (through locals; into memory reads only when
+/// ThroughLoads). Visits each node once.
+bool occurs(const Node *Hay, const Node *X, bool ThroughLoads) {
+  std::vector<const Node *> Stack = {Hay}, Seen;
+  while (!Stack.empty() && Seen.size() < 2048) {
+    const Node *N = Stack.back();
+    Stack.pop_back();
+    if (!N || std::find(Seen.begin(), Seen.end(), N) != Seen.end())
+      continue;
+    Seen.push_back(N);
+    if (sameLeaf(N, X))
+      return true;
+    if (N->K == Kind::Load && !ThroughLoads)
+      continue;
+    for (const Node *O : N->Ops)
+      Stack.push_back(O);
+  }
+  return false;
+}
+
+/// True when N's value is computed from X without reading memory (through
+/// locals, casts, arithmetic, inlined calls, merges): `j * TILE + offs`
+/// derives from `j`; `positions[offs]` does not derive from `offs`.
+bool derives(const Node *N, const Node *X) { return occurs(N, X, false); }
+
+/// mentions() without the structural comparison of cyclic merges.
+bool mentionsSafe(const Node *Hay, const Node *X) { return occurs(Hay, X, true); }
 
 } // namespace
 
@@ -103,6 +234,8 @@ struct UnguardedTableLoad::Check {
   const Function &F;
   std::vector<Finding> &Out;
   mutable Magnitudes M; // a memo: filled by const queries
+
+  enum class Bound : uint8_t { None, Other, Seq, Width };
 
   bool blockSize(const Node *D) const {
     D = strip(D);
@@ -128,7 +261,12 @@ struct UnguardedTableLoad::Check {
         return nullptr; // threadIdx / 4: a lane, not a position
       bool Named = blockSize(Den);
       const Fact &FD = M.of(Den);
-      bool Literal = FD.I && FD.I->Lo == FD.I->Hi && FD.I->Lo > 1;
+      // A literal counts as a block size from 8 (a shift from 3): x / 2 in
+      // a binary search and dim >> 1 in a rotary table are not blocks.
+      bool IsConst = FD.I && FD.I->Lo == FD.I->Hi;
+      if (IsConst && FD.I->Lo < (T->K == Kind::Shr ? 3 : 8))
+        return nullptr;
+      bool Literal = IsConst && FD.I->Lo > 1;
       if (Named || (Literal && TableNamed) ||
           (T->K == Kind::Shr && TableNamed && !Literal))
         return T;
@@ -138,6 +276,11 @@ struct UnguardedTableLoad::Check {
       for (const Node *O : T->Ops)
         if (const Node *D = columnDiv(O, TableNamed, Depth + 1))
           return D;
+    if (T->K == Kind::Phi) // offset = 0; if (seq_starts) offset = seq_starts[b] / bs;
+      for (const Node *O : T->Ops)
+        if (O != T)
+          if (const Node *D = columnDiv(O, TableNamed, Depth + 1))
+            return D;
     return nullptr;
   }
 
@@ -155,7 +298,7 @@ struct UnguardedTableLoad::Check {
         continue;
       Seen.push_back(N);
       for (const Node *W : Strides)
-        if (sameValue(N, W))
+        if (sameLeaf(N, W))
           Found = true;
       std::string Nm = nameOf(N);
       if ((N->K == Kind::Param || N->K == Kind::Var || N->K == Kind::Symbolic ||
@@ -173,6 +316,74 @@ struct UnguardedTableLoad::Check {
         Stack.push_back(O);
     }
     return Found;
+  }
+
+  /// Is E a sequence length, or computed from one without other memory
+  /// reads (cdiv(seq_len, block_size), min(seq_len, window_end))? A value
+  /// loaded from a table of sequence lengths (seq_lens[b]) counts.
+  bool seqDerived(const Node *Root) const {
+    std::vector<const Node *> Stack = {Root}, Seen;
+    while (!Stack.empty() && Seen.size() < 1024) {
+      const Node *E = Stack.back();
+      Stack.pop_back();
+      if (!E || std::find(Seen.begin(), Seen.end(), E) != Seen.end())
+        continue;
+      Seen.push_back(E);
+      std::string Nm = nameOf(E);
+      if (E->K == Kind::Load) {
+        // A table of sequence lengths, or of any per-request lengths
+        // (gather_lens, query_lens): bounded by the sequence.
+        static const std::regex LenTable("(^|_)(lens?|lengths?)(_ptr)?$", std::regex::icase);
+        std::string BN = nameOf(addressBase(E->op(0)));
+        if ((!BN.empty() && (std::regex_search(BN, R.SeqRe) || std::regex_search(BN, LenTable))) ||
+            (!E->Name.empty() && std::regex_search(E->Name, R.SeqRe)))
+          return true;
+        continue;
+      }
+      if ((E->K == Kind::Param || E->K == Kind::Var || E->K == Kind::Symbolic ||
+           E->K == Kind::Unknown || E->K == Kind::Call) &&
+          !Nm.empty() && std::regex_search(Nm, R.SeqRe))
+        return true;
+      for (const Node *O : E->Ops)
+        Stack.push_back(O);
+    }
+    return false;
+  }
+
+  /// Is E a count of blocks: a division by a block size (cdiv(n, bs) is
+  /// (n + bs - 1) / bs) or a tl.cdiv / triton.cdiv call?
+  bool blockCount(const Node *E, unsigned Depth = 0) const {
+    if (!E || Depth > 16)
+      return false;
+    if (E->K == Kind::Var || (E->K == Kind::Cast && !E->Ty.Pointer))
+      return blockCount(E->op(0), Depth + 1);
+    if (E->K == Kind::Div || E->K == Kind::Shr)
+      return blockSize(E->op(1));
+    if (E->K == Kind::Call && E->Name.find("cdiv") != std::string::npos)
+      return E->Ops.size() >= 2 ? blockSize(E->Ops.back()) : true;
+    if (E->K == Kind::Call && E->op(0))
+      return blockCount(E->op(0), Depth + 1);
+    if (E->K == Kind::Min || E->K == Kind::Max || E->K == Kind::Add || E->K == Kind::Sub)
+      return blockCount(E->op(0), Depth + 1) || blockCount(E->op(1), Depth + 1);
+    return false;
+  }
+
+  /// What kind of bound the large side of a comparison (or a clamp) is.
+  Bound classify(const Node *Big, const std::vector<const Node *> &Strides,
+                 const std::vector<std::string> &Bases) const {
+    const Node *S = strip(Big);
+    if (S && S->K == Kind::Min) { // min(cdiv(seq_len, bs), max_num_blocks): the width wins
+      Bound A = classify(S->op(0), Strides, Bases), B = classify(S->op(1), Strides, Bases);
+      return std::max(A, B);
+    }
+    for (const Node *W : Strides) // the row stride of this very address
+      if (sameLeaf(Big, W))
+        return Bound::Width;
+    if (seqDerived(Big))
+      return Bound::Seq;
+    if (widthLike(Big, Strides, Bases))
+      return Bound::Width;
+    return Bound::Other;
   }
 
   /// Atomic facts of a guard: (comparison, holds-as-written).
@@ -199,11 +410,9 @@ struct UnguardedTableLoad::Check {
       Out.push_back({C, Positive});
   }
 
-  /// Does the comparison, as it holds, put an upper bound on Col (or on
-  /// the position it is divided from) by a width?
-  bool bounds(const Node *Cmp, bool Positive, const Node *Col, const Node *Div,
-              const std::vector<const Node *> &Strides,
-              const std::vector<std::string> &Bases) const {
+  /// The comparison as it holds, oriented Small < Big (or <=); false when
+  /// it bounds nothing from above.
+  static bool orient(const Node *Cmp, bool Positive, const Node *&Small, const Node *&Big) {
     Kind K = Cmp->K;
     if (!Positive) { // !(a >= b) is a < b
       switch (K) {
@@ -211,22 +420,139 @@ struct UnguardedTableLoad::Check {
       case Kind::Le: K = Kind::Gt; break;
       case Kind::Gt: K = Kind::Le; break;
       case Kind::Ge: K = Kind::Lt; break;
-      case Kind::Eq: K = Kind::Ne; break;
-      case Kind::Ne: K = Kind::Eq; break;
-      default: break;
+      default: return false;
       }
     }
-    const Node *Small, *Big;
     if (K == Kind::Lt || K == Kind::Le) {
       Small = Cmp->op(0), Big = Cmp->op(1);
-    } else if (K == Kind::Gt || K == Kind::Ge) {
-      Small = Cmp->op(1), Big = Cmp->op(0);
-    } else {
-      return false;
+      return true;
     }
-    bool AboutCol = mentions(Small, Col) || mentions(Small, Div) || mentions(Small, Div->op(0));
-    return AboutCol && widthLike(Big, Strides, Bases);
+    if (K == Kind::Gt || K == Kind::Ge) {
+      Small = Cmp->op(1), Big = Cmp->op(0);
+      return true;
+    }
+    return false;
   }
+
+  /// Does the small side of a bound speak about this column: the column,
+  /// its division, the position, or a variable the position is computed
+  /// from without a memory read (`j` in `j * TILE + offs`)?
+  bool aboutColumn(const Node *Small, const Node *Col, const Node *Div, const Node *Pos) const {
+    if (mentionsSafe(Small, Col) || (Div && mentionsSafe(Small, Div)) ||
+        (Pos && mentionsSafe(Small, Pos)))
+      return true;
+    // A bound on a variable the position is computed from (j in
+    // j * TILE + offs) bounds the position only when nothing else in it is
+    // read from memory (token - start + seq_starts[b]: the loaded start is
+    // unbounded), sequence lengths aside.
+    const Node *S = strip(Small);
+    if (S && Pos &&
+        (S->K == Kind::Phi || S->K == Kind::Param || S->K == Kind::LaunchIdx ||
+         Small->K == Kind::Var) &&
+        derives(Pos, Small) && !foreignLoad(Pos))
+      return true;
+    return false;
+  }
+
+  /// Is E computed from sequence lengths and constants alone (seq_len - 1,
+  /// cdiv(seq_len, BLOCK) - 1, min(cdiv(seq_len, BLOCK), other) - 1)?
+  bool onlySeq(const Node *Root) const {
+    std::vector<const Node *> Active;
+    return seqOnly(Root, Active, 0) == 2;
+  }
+
+  /// A size: a parameter, member, constexpr or unknown leaf (through
+  /// locals and casts), not a value read from memory or a launch index.
+  static bool sizeLeaf(const Node *N) {
+    for (unsigned I = 0; N && I < 16 && (N->K == Kind::Var || N->K == Kind::Cast); ++I)
+      N = N->op(0);
+    return N && (N->K == Kind::Param || N->K == Kind::Symbolic || N->K == Kind::Unknown ||
+                 N->K == Kind::Const);
+  }
+
+  /// 0: not bounded by a sequence length; 1: constant-like (constants,
+  /// lanes); 2: bounded by a sequence length.
+  int seqOnly(const Node *E, std::vector<const Node *> &Active, unsigned Depth) const {
+    if (!E || Depth > 40)
+      return 0;
+    if (std::find(Active.begin(), Active.end(), E) != Active.end())
+      return 1; // a loop-carried merge reaching itself adds nothing
+    std::string Nm = nameOf(E);
+    if (E->K == Kind::Load)
+      return seqDerived(E) ? 2 : 0;
+    if ((E->K == Kind::Var || E->K == Kind::Param || E->K == Kind::Unknown ||
+         E->K == Kind::Symbolic) &&
+        !Nm.empty() && std::regex_search(Nm, R.SeqRe))
+      return 2;
+    switch (E->K) {
+    case Kind::Const: case Kind::Symbolic: case Kind::Range: case Kind::ThreadIdx:
+      return 1;
+    default:
+      break;
+    }
+    // An opaque call (a header the scan does not have: cute::ceil_div) whose
+    // arguments, as written, name a sequence length.
+    if (E->K == Kind::Call && E->Ops.empty())
+      return !E->Text.empty() && std::regex_search(E->Text, R.SeqRe) ? 2 : 0;
+    if (E->Ops.empty())
+      return 0;
+    Active.push_back(E);
+    int R2;
+    if (E->K == Kind::Min) { // bounded by its smallest bounded arm
+      R2 = 0;
+      for (const Node *O : E->Ops)
+        R2 = std::max(R2, seqOnly(O, Active, Depth + 1));
+    } else {
+      // A scale (n_block * kBlockN, x / page_size) keeps the bound when the
+      // scale is a size: a parameter, a constant, not a read from memory.
+      bool Scale = E->K == Kind::Mul || E->K == Kind::Div || E->K == Kind::Shl ||
+                   E->K == Kind::Shr;
+      R2 = 1;
+      for (const Node *O : E->Ops) {
+        int X = seqOnly(O, Active, Depth + 1);
+        if (X == 0 && Scale && sizeLeaf(O))
+          X = 1;
+        if (X == 0) {
+          R2 = 0;
+          break;
+        }
+        R2 = std::max(R2, X);
+      }
+    }
+    Active.pop_back();
+    return R2;
+  }
+
+  /// Does the position include a value read from memory other than a
+  /// sequence length?
+  bool foreignLoad(const Node *Pos) const {
+    std::vector<const Node *> Stack = {Pos}, Seen;
+    while (!Stack.empty() && Seen.size() < 1024) {
+      const Node *N = Stack.back();
+      Stack.pop_back();
+      if (!N || std::find(Seen.begin(), Seen.end(), N) != Seen.end())
+        continue;
+      Seen.push_back(N);
+      if (N->K == Kind::Load) {
+        if (!seqDerived(N))
+          return true;
+        continue;
+      }
+      for (const Node *O : N->Ops)
+        Stack.push_back(O);
+    }
+    return false;
+  }
+
+  struct Site {
+    const Node *Col = nullptr, *Div = nullptr;
+    Bound B = Bound::None;
+    const Node *BoundBy = nullptr; ///< the large side that bounds it
+    bool PosFromSeq = false;      ///< the position is itself a sequence length (seq_len - 1)
+    const Node *RealToken = nullptr; ///< padded tokens left earlier (slot_mapping[t] < 0)
+    bool FromGrid = false;        ///< the position comes from launch indices alone
+    bool LoopColumn = false;      ///< a loop counter bounded by cdiv(seq_len, bs)
+  };
 
   void run() {
     for (const Access &A : F.Accesses) {
@@ -234,15 +560,21 @@ struct UnguardedTableLoad::Check {
         continue;
       const Node *Base = nullptr;
       std::vector<const Node *> Terms;
-      splitAddress(A.Addr, Base, Terms);
+      // A Clang Call node with an operand is an inlined helper (its value);
+      // a Triton Call node is an opaque call (its operands are arguments),
+      // so a Triton call in base position is the pointer it returns.
+      bool Inlined = F.Lang != Language::Triton;
+      splitAddress(A.Addr, Base, Terms, Inlined);
       if (!Base || Terms.empty())
         continue;
-      std::string BaseName = nameOf(strip(Base));
+      const Node *SB = Inlined || Base->K != Kind::Call ? strip(Base) : Base;
+      std::string BaseName = leafName(nameOf(SB));
       bool TableNamed = !BaseName.empty() && std::regex_search(BaseName, R.TableRe);
       // Strides of the row term (row * W) and the bases of loaded row starts.
       std::vector<const Node *> Strides;
       std::vector<std::string> LoadBases;
       const Node *Col = nullptr, *Div = nullptr;
+      std::vector<const Node *> Plain; // other terms: loop counters, maybe
       for (const Node *T : Terms) {
         const Node *S = strip(T);
         if (!Col)
@@ -253,54 +585,309 @@ struct UnguardedTableLoad::Check {
         if (S && (S->K == Kind::Mul || S->K == Kind::Shl)) {
           Strides.push_back(S->op(0));
           Strides.push_back(S->op(1));
+          continue;
         }
         if (S && S->K == Kind::Load) {
           std::string B = nameOf(addressBase(S->op(0)));
           if (!B.empty())
             LoadBases.push_back(B);
+          continue;
         }
+        Plain.push_back(T);
       }
-      if (!Col)
+      // Table evidence: named like a table, a CSR row (indices[indptr[b] +
+      // ...]), a struct field, or a pointer the kernel did not receive as a
+      // typed parameter (returned by a call, read from a pointer array).
+      bool CSR = !LoadBases.empty();
+      auto Member = [](const std::string &S) {
+        return S.find('.') != std::string::npos || S.find("->") != std::string::npos;
+      };
+      bool Field = SB && ((SB->K == Kind::Unknown && SB->Ty.Pointer) ||
+                          (SB->K == Kind::Param && (Member(SB->Name) || Member(SB->Text))));
+      bool Returned = SB && (SB->K == Kind::Call || SB->K == Kind::Load);
+      bool Evidence = TableNamed || CSR || Field || Returned;
+      if (!Evidence)
         continue;
-      // A clamp on the column itself: min(col, width - 1).
-      bool Guarded = false;
-      for (const Node *C = Col; C && !Guarded;) {
-        if (C->K == Kind::Min)
-          Guarded = widthLike(C->op(0), Strides, LoadBases) ||
-                    widthLike(C->op(1), Strides, LoadBases);
-        if (C->K == Kind::Select) {
-          std::vector<std::pair<const Node *, bool>> As;
-          atoms(C->op(0), true, As);
-          for (auto &[Cmp, Pos] : As)
-            Guarded |= bounds(Cmp, Pos, Col, Div, Strides, LoadBases);
-        }
-        if (C->K != Kind::Var && C->K != Kind::Cast)
-          break;
-        C = C->op(0);
-      }
+
       std::vector<std::pair<const Node *, bool>> As;
       for (const Guard &G : A.Guards)
         atoms(G.Cond, !G.Negated, As);
       if (A.Mask)
         atoms(A.Mask, true, As);
-      for (auto &[Cmp, Pos] : As)
-        if (!Guarded)
-          Guarded = bounds(Cmp, Pos, Col, Div, Strides, LoadBases);
-      if (Guarded)
+
+      if (!Col) {
+        // The paged-attention loop: a loop counter bounded by
+        // cdiv(seq_len, block_size). Latent level only.
+        if (!R.Latent)
+          continue;
+        for (const Node *T : Plain) {
+          const Node *S = strip(T);
+          if (!S || S->K == Kind::Const || S->K == Kind::Range || S->K == Kind::ThreadIdx ||
+              S->K == Kind::LaunchIdx)
+            continue; // a constant column, or lanes of the row
+          Site St;
+          for (const Guard &G : A.Guards) {
+            if (G.How != Guard::Loop)
+              continue;
+            std::vector<std::pair<const Node *, bool>> LA;
+            atoms(G.Cond, !G.Negated, LA);
+            for (auto &[Cmp, Pos] : LA) {
+              const Node *Small, *Big;
+              if (!orient(Cmp, Pos, Small, Big) || !derives(T, Small))
+                continue;
+              Bound B = classify(Big, Strides, LoadBases);
+              if (B == Bound::Seq && !blockCount(Big))
+                B = Bound::Other; // i < seq_len: a token loop, not the block loop
+              if (B == Bound::Seq && St.B != Bound::Width)
+                St.B = B, St.BoundBy = Big;
+              if (B == Bound::Width)
+                St.B = B;
+            }
+          }
+          if (St.B != Bound::Seq)
+            continue;
+          // No other guard may bound it by a width either.
+          bool Width = false;
+          for (auto &[Cmp, Pos] : As) {
+            const Node *Small, *Big;
+            if (orient(Cmp, Pos, Small, Big) && aboutColumn(Small, T, nullptr, nullptr) &&
+                classify(Big, Strides, LoadBases) == Bound::Width)
+              Width = true;
+          }
+          if (Width)
+            continue;
+          St.Col = T;
+          St.LoopColumn = true;
+          report(A, St, Strides);
+          break;
+        }
         continue;
-      report(A, Col, Strides);
+      }
+
+      const Node *Pos = Div->op(0);
+      Site St;
+      St.Col = Col, St.Div = Div;
+      auto Take = [&](Bound B, const Node *Big) {
+        if (B > St.B) {
+          St.B = B;
+          St.BoundBy = Big;
+        }
+      };
+      // A clamp on the column itself: min(col, width - 1); a ?: arm.
+      for (const Node *C = Col; C;) {
+        if (C->K == Kind::Min) {
+          Take(classify(C->op(0), Strides, LoadBases) == Bound::Width ||
+                       classify(C->op(1), Strides, LoadBases) == Bound::Width
+                   ? Bound::Width
+                   : Bound::None,
+               nullptr);
+        }
+        if (C->K == Kind::Select) {
+          std::vector<std::pair<const Node *, bool>> SA;
+          atoms(C->op(0), true, SA);
+          for (auto &[Cmp, P] : SA) {
+            const Node *Small, *Big;
+            if (orient(Cmp, P, Small, Big) && aboutColumn(Small, Col, Div, Pos))
+              Take(classify(Big, Strides, LoadBases), Big);
+          }
+        }
+        if (C->K != Kind::Var && C->K != Kind::Cast)
+          break;
+        C = C->op(0);
+      }
+      for (auto &[Cmp, P] : As) {
+        const Node *Small, *Big;
+        if (!orient(Cmp, P, Small, Big))
+          continue;
+        if (aboutColumn(Small, Col, Div, Pos)) {
+          Take(classify(Big, Strides, LoadBases), Big);
+          continue;
+        }
+        // Another term of the column bounded by the width minus this one:
+        // pid < min(end, W - offset) reads row[offset + pid] inside the row.
+        bool OtherTerm = false;
+        for (const Node *T : Plain)
+          OtherTerm |= mentionsSafe(Small, T);
+        if (OtherTerm && mentionsSafe(Big, Col) && widthLike(Big, Strides, LoadBases))
+          Take(Bound::Width, Big);
+      }
+      if (St.B == Bound::Width)
+        continue;
+      // A position that is itself a sequence length (the last token:
+      // seq_len - 1) is bounded by it.
+      if (St.B == Bound::None && onlySeq(Pos))
+        St.PosFromSeq = true;
+      // Padded tokens (CUDA-graph padding) left before the load: the
+      // kernel returned on the token's pad slot, so the position is a real
+      // token's, inside its sequence.
+      if (St.B == Bound::None && !St.PosFromSeq)
+        St.RealToken = padExit(A);
+      // A position computed from launch indices alone (pos = program_id(0))
+      // is bounded by the grid the launcher sizes, not read from memory.
+      if (!St.PosFromSeq && !St.RealToken && St.B != Bound::Seq && fromGrid(Pos))
+        St.FromGrid = true;
+      if (St.B == Bound::Seq || St.PosFromSeq || St.RealToken || St.FromGrid) {
+        if (R.Latent)
+          report(A, St, Strides);
+        continue;
+      }
+      // A quotient bounded by something that is neither a width nor a
+      // sequence length (k < K, e < num_experts), on an array that is a
+      // table only by its shape: a per-group scale, not a block table.
+      if (St.B == Bound::Other && !TableNamed && !CSR)
+        continue;
+      report(A, St, Strides);
     }
   }
 
-  void report(const Access &A, const Node *Col, const std::vector<const Node *> &Strides) {
+  /// Is the position computed from launch indices (and sizes, constants)
+  /// alone, with no value read from memory?
+  bool fromGrid(const Node *Pos) const {
+    bool Launch = false;
+    std::vector<const Node *> Stack = {Pos}, Seen;
+    while (!Stack.empty() && Seen.size() < 1024) {
+      const Node *N = Stack.back();
+      Stack.pop_back();
+      if (!N || std::find(Seen.begin(), Seen.end(), N) != Seen.end())
+        continue;
+      Seen.push_back(N);
+      if (N->K == Kind::Load || N->K == Kind::Call || N->K == Kind::Unknown)
+        return false;
+      if (N->K == Kind::LaunchIdx)
+        Launch = true;
+      for (const Node *O : N->Ops)
+        Stack.push_back(O);
+    }
+    return Launch;
+  }
+
+  /// An early exit (or enclosing guard) that skips padded tokens: a test
+  /// that a value read from a slot mapping is the pad (slot_id < 0,
+  /// slot == PAD_SLOT_ID) whose negation holds at the access. Returns the
+  /// comparison, or null.
+  const Node *padExit(const Access &A) const {
+    static const std::regex SlotTable("slot_mapping|slot_map|slot_ids?|out_cache_loc|cache_loc",
+                                      std::regex::icase);
+    for (const Guard &G : A.Guards) {
+      std::vector<std::pair<const Node *, bool>> As;
+      atoms(G.Cond, !G.Negated, As);
+      for (auto &[Cmp, Pos] : As) {
+        Kind K = Cmp->K;
+        if (!Pos) {
+          switch (K) {
+          case Kind::Lt: K = Kind::Ge; break;
+          case Kind::Le: K = Kind::Gt; break;
+          case Kind::Eq: K = Kind::Ne; break;
+          default: K = Kind::Unknown; break;
+          }
+        }
+        const Node *X = strip(Cmp->op(0)), *C = strip(Cmp->op(1));
+        bool Fact = (K == Kind::Ge && C && C->K == Kind::Const && C->Value >= 0) ||
+                    (K == Kind::Gt && C && C->K == Kind::Const && C->Value >= -1) ||
+                    (K == Kind::Ne && C && C->K == Kind::Const && C->Value < 0);
+        if (!Fact || !X || X->K != Kind::Load)
+          continue;
+        std::string B = nameOf(addressBase(X->op(0)));
+        if (!B.empty() && std::regex_search(B, SlotTable))
+          return Cmp->op(0);
+      }
+    }
+    return nullptr;
+  }
+
+  /// The Load node the access reads into (same address, or same range).
+  const Node *loadOf(const Access &A) const {
+    const Node *Found = nullptr;
+    std::vector<const Node *> Stack, Seen;
+    for (const Access &X : F.Accesses) {
+      Stack.push_back(X.Addr);
+      Stack.push_back(X.Value);
+      Stack.push_back(X.Mask);
+    }
+    while (!Stack.empty() && !Found && Seen.size() < 4096) {
+      const Node *N = Stack.back();
+      Stack.pop_back();
+      if (!N || std::find(Seen.begin(), Seen.end(), N) != Seen.end())
+        continue;
+      Seen.push_back(N);
+      if (N->K == Kind::Load &&
+          (N->op(0) == A.Addr ||
+           (N->Range.valid() && A.Range.valid() && N->Range.Begin.Offset == A.Range.Begin.Offset &&
+            N->Range.End.Offset == A.Range.End.Offset && N->Range.Begin.File == A.Range.Begin.File)))
+        Found = N;
+      for (const Node *O : N->Ops)
+        Stack.push_back(O);
+    }
+    return Found;
+  }
+
+  /// Stores whose written value is computed from the loaded block id: the
+  /// slot-mapping stores the fix must pad. Direct is set when some store
+  /// writes the block id itself.
+  std::vector<const Access *> consumers(const Node *Ld, bool &Direct) const {
+    std::vector<const Access *> R;
+    Direct = false;
+    if (!Ld)
+      return R;
+    for (const Access &X : F.Accesses) {
+      if (X.AK != AccessKind::Store || !X.Value)
+        continue;
+      if (strip(X.Value) == Ld) {
+        Direct = true;
+        continue;
+      }
+      if (derives(X.Value, Ld))
+        R.push_back(&X);
+    }
+    return R;
+  }
+
+  static bool editable(const SrcRange &Rg) {
+    return Rg.valid() && !Rg.InMacro && Rg.End.Offset > Rg.Begin.Offset;
+  }
+
+  void report(const Access &A, const Site &St, const std::vector<const Node *> &Strides) {
     Finding Fd;
     Fd.Code = R.code();
     Fd.Check = R.check();
     Fd.Range = A.Range.valid() ? A.Range : A.Addr->Range;
+    const Node *Col = St.Col;
     std::string ColText = Col->Text.empty() ? nameOf(Col) : Col->Text;
-    Fd.Message = "table load reads column '" + ColText +
-                 "', a position divided by a block size, with no bound against the row width; "
-                 "past the row it reads the next row's blocks or faults";
+    if (St.LoopColumn) {
+      std::string By = St.BoundBy ? (St.BoundBy->Text.empty() ? nameOf(St.BoundBy)
+                                                               : St.BoundBy->Text)
+                                  : "";
+      Fd.Message = "table load reads column '" + ColText + "', a loop counter bounded by '" + By +
+                   "', the sequence length in blocks, not by the row width; it stays in the "
+                   "row only while the table spans the whole sequence";
+    } else if (St.FromGrid) {
+      std::string P = St.Div->op(0)->Text.empty() ? nameOf(St.Div->op(0)) : St.Div->op(0)->Text;
+      Fd.Message = "table load reads column '" + ColText +
+                   "', a position divided by a block size, where the position '" + P +
+                   "' comes from launch indices: bounded by the grid the launcher sizes, not by "
+                   "the row width; it stays in the row only while the grid stays inside the "
+                   "sequence";
+    } else if (St.RealToken) {
+      Fd.Message = "table load reads column '" + ColText +
+                   "', a position divided by a block size, of a real token (padded tokens "
+                   "left on '" + (St.RealToken->Text.empty() ? nameOf(St.RealToken)
+                                                            : St.RealToken->Text) +
+                   "'), not bounded by the row width; it stays in the row only while the table "
+                   "spans the whole sequence";
+    } else if (St.B == Bound::Seq || St.PosFromSeq) {
+      std::string By = St.BoundBy ? (St.BoundBy->Text.empty() ? nameOf(St.BoundBy)
+                                                               : St.BoundBy->Text)
+                                  : (St.Div->op(0)->Text.empty() ? nameOf(St.Div->op(0))
+                                                                  : St.Div->op(0)->Text);
+      Fd.Message = "table load reads column '" + ColText +
+                   "', a position divided by a block size, bounded only by '" + By +
+                   "', which comes from a sequence length, not by the row width; it stays in "
+                   "the row only while the table spans the whole sequence";
+    } else {
+      Fd.Message = "table load reads column '" + ColText +
+                   "', a position divided by a block size, with no bound against the row width; "
+                   "past the row it reads the next row's blocks or faults";
+    }
     bool OtherZero = A.Other && strip(A.Other) && strip(A.Other)->K == Kind::Const &&
                      strip(A.Other)->Value == 0;
     if (A.Mask)
@@ -308,8 +895,11 @@ struct UnguardedTableLoad::Check {
     if (OtherZero)
       Fd.Message += " and other=0 is a valid block id";
     Fd.Message += "; guard 'col < width' and emit the pad slot (" + R.PadValue + ")";
-    // The mechanical C++ fix: a ternary around the load, when the width is
-    // the row stride of this very address.
+    // The mechanical C++ fix, when the width is the row stride of this very
+    // address: the load reads only inside the row, and every store that
+    // writes a slot computed from the block id writes the pad slot itself
+    // for an out-of-row column (block * bs + off with block = -1 would be a
+    // negative slot other than the pad, which consumers do not skip).
     const Node *W = nullptr;
     for (const Node *S : Strides) {
       std::string N = nameOf(strip(S));
@@ -318,20 +908,38 @@ struct UnguardedTableLoad::Check {
         break;
       }
     }
+    bool Fixed = false;
     if (F.Lang != Language::Triton && W && !W->Text.empty() && !Col->Text.empty() &&
-        Col->Text.find("...") == std::string::npos && !Fd.Range.InMacro && Fd.Range.valid() &&
-        Fd.Range.End.Offset > Fd.Range.Begin.Offset) {
-      FixIt Open, Close;
-      Open.Begin = Fd.Range.Begin;
-      Open.Text = "((" + Col->Text + ") < (" + W->Text + ") ? ";
-      Close.Begin = Fd.Range.End;
-      Close.Text = " : " + R.PadValue + ")";
-      Fd.Fixes = {Open, Close};
-    } else {
+        Col->Text.find("...") == std::string::npos && editable(Fd.Range)) {
+      std::string Cond = "(" + Col->Text + ") < (" + W->Text + ")";
+      bool Direct = false;
+      std::vector<const Access *> Cons = consumers(loadOf(A), Direct);
+      bool Ok = Direct || !Cons.empty();
+      for (const Access *C : Cons)
+        Ok = Ok && editable(C->Value->Range) && C->Value->Range.Begin.File == Fd.Range.Begin.File;
+      if (Ok) {
+        FixIt Open, Close;
+        Open.Begin = Fd.Range.Begin;
+        Open.Text = "(" + Cond + " ? ";
+        Close.Begin = Fd.Range.End;
+        Close.Text = " : " + R.PadValue + ")";
+        Fd.Fixes = {Open, Close};
+        for (const Access *C : Cons) {
+          FixIt O2, C2;
+          O2.Begin = C->Value->Range.Begin;
+          O2.Text = "(" + Cond + " ? ";
+          C2.Begin = C->Value->Range.End;
+          C2.Text = " : " + R.PadValue + ")";
+          Fd.Fixes.push_back(O2);
+          Fd.Fixes.push_back(C2);
+        }
+        Fixed = true;
+      }
+    }
+    if (!Fixed)
       Fd.Notes.push_back({Fd.Range, "bound the column by the table's row width in the guard or "
                                     "mask, and give out-of-range lanes the pad slot " +
-                                        R.PadValue});
-    }
+                                        R.PadValue + " (the slot itself, not the block id)"});
     Out.push_back(std::move(Fd));
   }
 };

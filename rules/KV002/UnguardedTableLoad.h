@@ -25,9 +25,9 @@ public:
 
 private:
   struct Check;
-  std::regex TableRe, WidthRe, BlockRe;
+  std::regex TableRe, WidthRe, BlockRe, SeqRe;
   std::string PadValue;
-  bool LoopTier = false;
+  bool Latent = false; ///< shared Level option: also report the paged-attention idiom
 };
 
 } // namespace kvlint

@@ -2,6 +2,9 @@
 // pos / block_size. Unguarded reads are reported; each guard idiom is silent.
 // RUN: %if kvlint %{ not %kvlint %s | FileCheck %s --implicit-check-not=warning: %}
 // RUN: %if tidy %{ %tidy %s -- %cuda-flags | FileCheck %s --implicit-check-not=warning: %}
+// The latent level also reports the column bounded only by a sequence length.
+// RUN: %if kvlint %{ not %kvlint --option=Level=latent %s | FileCheck %s --check-prefixes=CHECK,LATENT --implicit-check-not=warning: %}
+// RUN: %if tidy %{ %tidy %s -config="{CheckOptions: {Level: latent}}" -- %cuda-flags | FileCheck %s --check-prefixes=CHECK,LATENT --implicit-check-not=warning: %}
 #include <cstdint>
 #define PAD_SLOT_ID -1
 
@@ -57,15 +60,17 @@ __global__ void slot_mapping_ternary(int64_t *slots, const int *block_table,
   slots[t] = block;
 }
 
-// Positive: guarded by the sequence length only, which a narrow cache group
-// (sliding window, hybrid tail group) does not bound.
+// Latent: guarded by the sequence length only, which a narrow cache group
+// (sliding window, hybrid tail group) does not bound; safe only while the
+// scheduler gives every request cdiv(seq_len, block_size) columns.
+// Reported at the latent level.
 __global__ void slot_mapping_seq_len(int64_t *slots, const int *block_table,
                                      const int64_t *positions, const int *seq_lens,
                                      int block_table_stride, int block_size) {
   int t = threadIdx.x;
   int64_t pos = positions[t];
   if (pos < seq_lens[blockIdx.x]) {
-    // CHECK: slot-mapping.cu:[[@LINE+1]]:21: warning: table load reads column 'pos / block_size', a position divided by a block size, with no bound against the row width; past the row it reads the next row's blocks or faults; guard 'col < width' and emit the pad slot (-1) [kvlint-unguarded-table-load]
+    // LATENT: slot-mapping.cu:[[@LINE+1]]:21: warning: table load reads column 'pos / block_size', a position divided by a block size, bounded only by 'seq_lens[blockIdx.x]', which comes from a sequence length, not by the row width; it stays in the row only while the table spans the whole sequence; guard 'col < width' and emit the pad slot (-1) [kvlint-unguarded-table-load]
     int64_t block = block_table[blockIdx.x * block_table_stride + pos / block_size];
     slots[t] = block * block_size + pos % block_size;
   }

@@ -2,6 +2,8 @@
 // page tables, helper accessors — and the idioms that are not table reads.
 // RUN: %if kvlint %{ not %kvlint %s | FileCheck %s --implicit-check-not=warning: %}
 // RUN: %if tidy %{ %tidy %s -- %cuda-flags | FileCheck %s --implicit-check-not=warning: %}
+// RUN: %if kvlint %{ not %kvlint --option=kvlint-unguarded-table-load.Level=latent %s | FileCheck %s --check-prefixes=CHECK,LATENT --implicit-check-not=warning: %}
+// RUN: %if tidy %{ %tidy %s -config="{CheckOptions: {kvlint-unguarded-table-load.Level: latent}}" -- %cuda-flags | FileCheck %s --check-prefixes=CHECK,LATENT --implicit-check-not=warning: %}
 #include <cstdint>
 
 // Positive: the row pointer computed first.
@@ -80,12 +82,13 @@ __global__ void accessor_raw(int64_t *slots, RawTable t, const int64_t *position
   // FIXME: the load sits in the accessor, whose column is a parameter; the
   // division is in the caller. Reported once inlined, at the accessor.
   slots[threadIdx.x] = t.at(blockIdx.x, positions[threadIdx.x] / block_size);
-  // CHECK: spellings.cu:76:12: warning: {{.*}}[kvlint-unguarded-table-load]
+  // CHECK: spellings.cu:78:12: warning: {{.*}}[kvlint-unguarded-table-load]
 }
 
-// Negative: the paged-attention loop: block index bounded by
-// cdiv(seq_len, block_size) (the table spans the sequence); silent by
-// default (LoopBoundedTier).
+// Latent: the paged-attention loop: block index bounded by
+// cdiv(seq_len, block_size), which is inside the row only while the table
+// spans the sequence (a scheduler invariant). Silent by default, reported at
+// the latent level.
 __global__ void paged_attention_loop(float *out, const float *k_cache, const int *block_tables,
                                      const int *seq_lens, int max_num_blocks_per_seq,
                                      int block_size, int64_t block_stride) {
@@ -94,6 +97,7 @@ __global__ void paged_attention_loop(float *out, const float *k_cache, const int
   const int *row = block_tables + blockIdx.x * max_num_blocks_per_seq;
   float acc = 0.f;
   for (int b = threadIdx.x; b < num_blocks; b += blockDim.x) {
+    // LATENT: spellings.cu:[[@LINE+1]]:20: warning: table load reads column 'b', a loop counter bounded by 'num_blocks', the sequence length in blocks, not by the row width; it stays in the row only while the table spans the whole sequence; guard 'col < width' and emit the pad slot (-1) [kvlint-unguarded-table-load]
     int64_t phys = row[b];
     acc += k_cache[phys * block_stride];
   }

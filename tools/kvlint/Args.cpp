@@ -174,8 +174,9 @@ const std::vector<Flag> &flags() {
 std::string usageText() {
   std::ostringstream OS;
   OS << "usage: kvlint [options] <file-or-dir>... [-- <extra compiler flags>]\n\n"
-        "Finds narrowed-index overflows (KV001) and unguarded block-table loads (KV002)\n"
-        "in CUDA, HIP, C++ and Triton kernels. Directories are scanned recursively\n"
+        "Finds narrowed-index overflows (KV001), unguarded block-table loads (KV002) and\n"
+        "stores that do not skip the pad slot (KV003) in CUDA, HIP, C++ and Triton\n"
+        "kernels (--list-rules prints them all). Directories are scanned recursively\n"
         "(.cu .cuh .hip .cpp .cc .cxx .c .h .hpp .hh .py).\n\noptions:\n";
   for (const Flag &F : flags()) {
     std::string Head = "  ";

@@ -157,6 +157,8 @@ struct Access {
   std::vector<Guard> Guards;
   const Node *Mask = nullptr;  ///< Triton: mask= of tl.load/tl.store
   const Node *Other = nullptr; ///< Triton: other= of tl.load
+  const Node *Value = nullptr; ///< Store: the value written, when the frontend sees one
+                               ///< (an assignment's right side, tl.store's value)
   SrcRange Range;              ///< the whole access expression
 };
 
@@ -195,6 +197,14 @@ private:
 
 /// Looks through Var nodes (a use of a local is its assigned value).
 const Node *stripVars(const Node *N);
+
+/// The address of a load or store is a pointer, even where the frontend
+/// could not type it (a pointer returned by a call into another module:
+/// `p = _load_ptr(...)`, then `tl.load(p + row * stride + col)`). In an
+/// untyped `Add` chain, the one operand that is not a known integer is the
+/// pointer, and the chain is rebuilt as PtrAdds on it. Returns Addr itself
+/// when it is typed, or when the pointer operand cannot be told.
+const Node *asAddress(Function &F, const Node *Addr);
 
 /// Prints a node as an S-expression; for tests and debugging.
 std::string dump(const Node *N);

@@ -2,6 +2,7 @@
 # tuple unpacking, helpers, an offset position; a plain lane column and an
 # in-row modulo are not divided positions.
 # RUN: %if kvlint %{ not %kvlint --checks=KV002 %s | FileCheck %s --implicit-check-not=warning: %}
+# RUN: %if kvlint %{ not %kvlint --checks=KV002 --option=Level=latent %s | FileCheck %s --check-prefixes=CHECK,LATENT --implicit-check-not=warning: %}
 import triton
 import triton.language as tl
 
@@ -30,12 +31,13 @@ def shift_col_fixed(block_table_ptr, pos_ptr, out_ptr, row, stride_bt, max_num_b
     tl.store(out_ptr + tl.arange(0, 64), blk)
 
 
-# Positive: tl.cdiv of the position (a block count used as a column).
+# Latent: tl.cdiv of the sequence length (the last block of the sequence):
+# inside the row only while the table spans the sequence.
 @triton.jit
 def cdiv_col(block_table_ptr, seq_lens_ptr, out_ptr, row, stride_bt, BLOCK_SIZE: tl.constexpr):
     seq_len = tl.load(seq_lens_ptr + row)
     last = tl.cdiv(seq_len, BLOCK_SIZE) - 1
-    # CHECK: columns.py:[[@LINE+1]]:{{[0-9]+}}: warning: {{.*}}[kvlint-unguarded-table-load]
+    # LATENT: columns.py:[[@LINE+1]]:{{[0-9]+}}: warning: table load reads column 'last', a position divided by a block size, bounded only by 'tl.cdiv(seq_len, BLOCK_SIZE)', which comes from a sequence length{{.*}}[kvlint-unguarded-table-load]
     blk = tl.load(block_table_ptr + row * stride_bt + last)
     tl.store(out_ptr + row, blk)
 

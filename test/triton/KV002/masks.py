@@ -2,6 +2,7 @@
 # row width; a mask over the token count or a lower bound is no guard, and
 # other=0 is no guard either (0 is a valid block id).
 # RUN: %if kvlint %{ not %kvlint --checks=KV002 %s | FileCheck %s --implicit-check-not=warning: %}
+# RUN: %if kvlint %{ not %kvlint --checks=KV002 --option=Level=latent %s | FileCheck %s --check-prefixes=CHECK,LATENT --implicit-check-not=warning: %}
 import triton
 import triton.language as tl
 
@@ -65,12 +66,13 @@ def lower_bound_only(block_table_ptr, pos_ptr, out_ptr, row, stride_bt, BLOCK_SI
     tl.store(out_ptr + offs, blk)
 
 
-# Positive: the position bounded by the sequence length, not by the row.
+# Latent: the position bounded by the sequence length, not by the row (the
+# paged-attention idiom: safe while the table spans the sequence).
 @triton.jit
 def seq_len_bound(block_table_ptr, pos_ptr, out_ptr, row, seq_len, stride_bt, BLOCK_SIZE: tl.constexpr):
     offs = tl.arange(0, 128)
     pos = tl.load(pos_ptr + offs)
-    # CHECK: masks.py:[[@LINE+1]]:{{[0-9]+}}: warning: {{.*}}[kvlint-unguarded-table-load]
+    # LATENT: masks.py:[[@LINE+1]]:{{[0-9]+}}: warning: table load reads column 'pos // BLOCK_SIZE', a position divided by a block size, bounded only by 'seq_len', which comes from a sequence length{{.*}}; the mask does not bound the column and other=0 is a valid block id{{.*}}[kvlint-unguarded-table-load]
     blk = tl.load(block_table_ptr + row * stride_bt + pos // BLOCK_SIZE, mask=pos < seq_len, other=0)
     tl.store(out_ptr + offs, blk)
 
