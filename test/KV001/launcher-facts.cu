@@ -14,7 +14,7 @@ __global__ void const_row(float *out, int row) { out[blockIdx.x * row + threadId
 // Positive: the grid spans num_tokens (Envelope.Tokens) and the parameter is
 // passed vocab_size (Envelope.Vocab): a row of logits per token.
 __global__ void logits(float *out, int n) {
-  // CHECK: launcher-facts.cu:[[@LINE+1]]:7: warning: 32-bit unsigned product 'blockIdx.x * n' is used as a memory offset and wraps past 2^32: 'blockIdx.x' <= 131,071 (the grid spans num_tokens {{.*}}) times 'n' <= 262,144 ('vocab_size' is what the launcher passes (launch at launcher-facts.cu:{{[0-9]+}}): Envelope.Vocab = 262,144); widen 'blockIdx.x' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+  // CHECK: launcher-facts.cu:[[@LINE+1]]:7: warning: 32-bit unsigned product 'blockIdx.x * n' is used as a memory offset and wraps past 2^32: 'blockIdx.x' <= 1,048,575 (the grid spans num_tokens ('num_tokens' is named like it: Envelope.Tokens = 1,048,576)) times 'n' <= 262,144 ('vocab_size' is what the launcher passes (launch at launcher-facts.cu:32): Envelope.Vocab = 262,144); widen 'blockIdx.x' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
   out[blockIdx.x * n + threadIdx.x] = 0.f;
 }
 

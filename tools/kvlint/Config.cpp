@@ -134,7 +134,8 @@ bool envelopeEntries(const yaml::Node &Map, const std::string &Path, ConfigFile 
     std::string Val;
     if (std::find(Known.begin(), Known.end(), Key) == Known.end()) {
       std::string List;
-      for (const Dimension &D : Envelope().dimensions())
+      const Envelope Defaults; // a named object: the loop must not outlive it
+      for (const Dimension &D : Defaults.dimensions())
         List += (List.empty() ? "" : ", ") + D.Key;
       Err = where(Path, V) + "unknown envelope dimension '" + K + "' (known: " + List +
             "; LatentScale; <Dimension>.Names)";
