@@ -271,8 +271,26 @@ struct NarrowedIndexOverflow::Walk {
     Walk(N);
     for (const Node *L : Leaves)
       if (L && L->K != Kind::Const)
-        return L;
+        return intoSum(L);
     return leftmostFactor(N);
+  }
+
+  /// A factor that is a sum with a product in it ((bos * H + i_h) * K):
+  /// widening the sum leaves bos * H in 32 bits, so widen inside the
+  /// product term; the sum and the outer product are then 64-bit too.
+  static const Node *intoSum(const Node *L) {
+    for (unsigned I = 0; L && I < 8 && (L->K == Kind::Add || L->K == Kind::Sub); ++I) {
+      const Node *Term = nullptr;
+      for (const Node *O : L->Ops)
+        if (O && (O->K == Kind::Mul || O->K == Kind::Shl)) {
+          Term = O;
+          break;
+        }
+      if (!Term || !Term->Range.valid() || Term->Range.InMacro)
+        break;
+      L = widenAt(Term);
+    }
+    return L;
   }
 
   void report(const Node *N, bool AtLatent) {
