@@ -1,0 +1,168 @@
+// Unit tests of the deployment envelope and the bounds analysis, on
+// hand-built IR: facts first, names where no fact speaks, defaults last.
+#include "kvlint/Bounds.h"
+#include "kvlint/Envelope.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+
+using namespace kvlint;
+
+namespace {
+const IntTy I32 = IntTy::integer(32, true);
+const IntTy U32 = IntTy::integer(32, false);
+
+Node *cst(Function &F, int64_t V, IntTy T = I32) {
+  Node *N = F.make(Kind::Const, T);
+  N->Value = V;
+  return N;
+}
+Node *named(Function &F, Kind K, const char *Name, IntTy T = I32) {
+  Node *N = F.make(K, T);
+  N->Name = Name;
+  N->Text = Name;
+  return N;
+}
+Node *bin(Function &F, Kind K, const Node *A, const Node *B, IntTy T = I32) {
+  Node *N = F.make(K, T, A, B);
+  N->Text = A->Text + " op " + B->Text;
+  return N;
+}
+Node *load(Function &F, const char *Table, IntTy Elem = I32) {
+  Node *P = named(F, Kind::Param, Table, IntTy::pointer());
+  Node *L = F.make(Kind::Load, Elem, P);
+  L->ElemTy = Elem;
+  L->Name = Table;
+  return L;
+}
+Envelope env(std::map<std::string, std::string> Opts = {}) {
+  Envelope E;
+  E.configure([&](const std::string &K) { return Opts.count(K) ? Opts[K] : std::string(); });
+  return E;
+}
+} // namespace
+
+TEST(Envelope, NamesMapToDimensionsFirstMatchWins) {
+  Envelope E = env();
+  EXPECT_EQ(E.byName("block_stride")->Key, "Stride"); // a stride, not a page
+  EXPECT_EQ(E.byName("page_size")->Key, "BlockSize");
+  EXPECT_EQ(E.byName("head_dim")->Key, "HeadDim"); // before Heads
+  EXPECT_EQ(E.byName("num_heads")->Key, "Heads");
+  EXPECT_EQ(E.byName("cu_seqlens")->Key, "Tokens"); // before Context
+  EXPECT_EQ(E.byName("seq_lens")->Key, "Context");
+  EXPECT_EQ(E.byName("params.seqlen_q")->Key, "Tokens"); // the member's leaf
+  EXPECT_EQ(E.byName("kPageSize")->Key, "BlockSize");    // a k-constant
+  EXPECT_EQ(E.byName("expert_ids")->Key, "Experts");
+  EXPECT_NE(E.byName("expert_start_loc")->Key, "Experts");
+  EXPECT_EQ(E.byName("x"), nullptr);
+}
+
+TEST(Envelope, OptionsOverrideBoundsAndNames) {
+  Envelope E = env({{"Envelope.Tokens", "262,144"}, {"Envelope.Heads.Names", "^nh$"},
+                    {"Envelope.LatentScale", "4"}, {"Envelope.Vocab", "oops"}});
+  EXPECT_EQ(E.byKey("Tokens")->Max, 262144);
+  EXPECT_EQ(E.byKey("Vocab")->Max, 262144); // malformed: the default stays
+  EXPECT_EQ(E.byName("nh")->Key, "Heads");
+  EXPECT_EQ(E.byName("num_heads"), nullptr);
+  EXPECT_EQ(E.bound(*E.byKey("Tokens"), /*Beyond=*/true), 4 * 262144);
+}
+
+TEST(Bounds, FactsBeforeNames) {
+  Function F;
+  Envelope E = env();
+  Bounds B(F, E, false);
+  const Node *Tid = named(F, Kind::ThreadIdx, "threadIdx.x", U32);
+  EXPECT_EQ(B.of(Tid).Hi, 1023);
+  EXPECT_TRUE(B.of(Tid).Exact);
+  // x % 64 is below 64 whatever x is.
+  const Node *Rem = bin(F, Kind::Rem, load(F, "slot_mapping"), cst(F, 64));
+  EXPECT_EQ(B.of(Rem).Hi, 63);
+  // A launcher constant beats the parameter's name.
+  Node *Vocab = named(F, Kind::Param, "vocab_size");
+  Vocab->Hint.HasRange = true;
+  Vocab->Hint.Lo = Vocab->Hint.Hi = 128;
+  EXPECT_EQ(B.of(Vocab).Hi, 128);
+  EXPECT_EQ(B.of(named(F, Kind::Param, "vocab_size")).Hi, 262144);
+}
+
+TEST(Bounds, TableEntriesTakeTheTablesDimension) {
+  Function F;
+  Envelope E = env();
+  Bounds B(F, E, false);
+  EXPECT_EQ(B.of(load(F, "block_table")).Hi, 8388607);
+  // cu_seqlens holds offsets up to the total, itself included (a count).
+  EXPECT_EQ(B.of(load(F, "cu_seqlens")).Hi, 1048576);
+  EXPECT_EQ(B.of(load(F, "tbl")).Hi, E.byKey("Loaded")->Max - 1);
+  EXPECT_EQ(B.of(load(F, "tbl", IntTy::integer(16, true))).Hi, 32767); // narrow type
+}
+
+TEST(Bounds, CouplingsCapShapes) {
+  Function F;
+  Envelope E = env();
+  Bounds B(F, E, false);
+  // page * page_size is a slot: at most KvSlots, not KvPages x BlockSize.
+  const Node *Slot = bin(F, Kind::Mul, load(F, "block_table"), named(F, Kind::Param, "page_size"));
+  EXPECT_LE(B.of(Slot).Hi, 8388608);
+  // heads x head dim is at most the hidden size.
+  const Node *Row = bin(F, Kind::Mul, named(F, Kind::Param, "num_heads"),
+                        named(F, Kind::Param, "head_dim"));
+  EXPECT_LE(B.of(Row).Hi, 16384);
+  // Without a coupling the bounds multiply: page x stride.
+  const Node *Off = bin(F, Kind::Mul, load(F, "block_table"), named(F, Kind::Param, "page_stride"));
+  EXPECT_EQ(B.of(Off).Hi, int64_t(8388607) * 16384);
+}
+
+TEST(Bounds, GuardsBoundTheValueTheyCompare) {
+  Function F;
+  Envelope E = env();
+  Bounds B(F, E, false);
+  Node *I = load(F, "tbl");
+  const Node *N = named(F, Kind::Param, "n_valid");
+  Node *Lt = F.make(Kind::Lt, IntTy::boolean(), I, cst(F, 100));
+  (void)N;
+  Access A;
+  A.Guards.push_back({Lt, false, Guard::If});
+  B.at(A);
+  EXPECT_EQ(B.of(I).Hi, 99);
+  // The else branch: !(i < 100) is i >= 100, a lower bound only.
+  Access Else;
+  Else.Guards.push_back({Lt, true, Guard::If});
+  B.at(Else);
+  EXPECT_EQ(B.of(I).Lo, 100);
+  EXPECT_GT(B.of(I).Hi, 99);
+}
+
+TEST(Bounds, RoundDownAndUnsigned) {
+  Function F;
+  Envelope E = env();
+  Bounds B(F, E, false);
+  const Node *X = named(F, Kind::Param, "offset", U32);
+  const Node *Y = named(F, Kind::Param, "width", U32);
+  const Node *Q = bin(F, Kind::Div, X, Y, U32);
+  const Node *RD = bin(F, Kind::Mul, Q, Y, U32);
+  EXPECT_EQ(B.of(RD).Hi, B.of(X).Hi); // (x / y) * y <= x
+  EXPECT_GE(B.of(bin(F, Kind::Sub, X, Y, U32)).Lo, 0); // unsigned is never negative
+}
+
+TEST(Bounds, LatentLooksBeyondTheEnvelope) {
+  Function F;
+  Envelope E = env();
+  Bounds In(F, E, false), Beyond(F, E, true);
+  const Node *Heads = named(F, Kind::Param, "num_heads");
+  EXPECT_EQ(In.of(Heads).Hi, 128);
+  EXPECT_EQ(Beyond.of(Heads).Hi, 128 * 16);
+}
+
+TEST(Bounds, HostCheckedProducts) {
+  Function F;
+  Envelope E = env();
+  F.Checked.push_back({{"n", "h", "d"}, 2147483647, "check at f.cu:3"});
+  Bounds B(F, E, false);
+  const Node *N = named(F, Kind::Param, "n"), *H = named(F, Kind::Param, "h"),
+             *D = named(F, Kind::Param, "d");
+  const Node *P = bin(F, Kind::Mul, bin(F, Kind::Mul, N, H), D);
+  EXPECT_EQ(B.of(P).Hi, 2147483647);
+  const Node *P4 = bin(F, Kind::Mul, P, cst(F, 4));
+  EXPECT_EQ(B.of(P4).Hi, int64_t(2147483647) * 4); // the check says nothing of 4x
+}
