@@ -320,6 +320,7 @@ private:
       }
       Node *N = make(Kind::Unknown, ty(DR->getType()), DR);
       N->Name = D->getNameAsString();
+      N->OnChip = onChip(dyn_cast<VarDecl>(D));
       return N;
     }
     if (const auto *PD = dyn_cast<ParmVarDecl>(D)) {
@@ -335,9 +336,20 @@ private:
           return C;
       Node *N = make(Kind::Unknown, ty(DR->getType()), DR);
       N->Name = D->getNameAsString();
+      N->OnChip = onChip(VD);
       return N;
     }
     return opaque(DR);
+  }
+
+  /// `__shared__` memory (static or extern) and local arrays of constant
+  /// extent live on the chip: no index into them reaches 2^31 elements.
+  static bool onChip(const VarDecl *VD) {
+    if (!VD)
+      return false;
+    if (VD->hasAttr<CUDASharedAttr>())
+      return true;
+    return VD->hasLocalStorage() && VD->getType()->isConstantArrayType();
   }
 
   /// A parameter of the function being lowered: what its launchers pass.

@@ -349,6 +349,8 @@ void NarrowedIndexOverflow::run(const Function &F, std::vector<Finding> &Out) co
     const Node *Base = addressBase(A.Addr);
     if (Base && !Base->Name.empty() && std::regex_search(Base->Name, TableRe))
       continue;
+    if (Base && Base->OnChip) // shared memory, registers: never 2^31 elements
+      continue;
     W.In.at(A);
     W.Beyond.at(A);
     W.addr(A.Addr);

@@ -132,6 +132,8 @@ struct Node {
   IntTy ElemTy;        ///< Load: element type of the memory read
   ValueHint Hint;      ///< facts from outside the body (launch sites, grids)
   SrcRange DeclType;   ///< Var: the declared type of the local, as spelled
+  bool OnChip = false; ///< an array in shared memory or registers: its extent is
+                       ///< at most what a CTA holds, far below 2^31 elements
 
   const Node *op(unsigned I) const { return I < Ops.size() ? Ops[I] : nullptr; }
 };
