@@ -253,8 +253,12 @@ bool parseConfig(const std::string &Text, const std::string &Path, ConfigKind Ki
         Err = where(Path, N) + "Envelope wants a file name (or a mapping of dimensions)";
         return false;
       }
-      if (!readEnvelopeFile(besideConfig(Path, S), Out, Err))
+      // Errors name this file and line first: the envelope file's own
+      // errors follow (a missing file, an unknown dimension in it).
+      if (!readEnvelopeFile(besideConfig(Path, S), Out, Err)) {
+        Err = where(Path, N) + "Envelope: " + Err;
         return false;
+      }
     } else if (Key == "Envelope") {
       if (!envelopeEntries(N, Path, Out, Err))
         return false;
