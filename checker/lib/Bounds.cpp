@@ -1,8 +1,6 @@
 //===- Bounds.cpp - value bounds under the deployment envelope --------------===//
 #include "kvlint/Bounds.h"
 
-#include "kvlint/Analysis.h"
-
 #include <algorithm>
 #include <cctype>
 #include <regex>
@@ -38,7 +36,6 @@ Bound derived(const Bound &A, const Bound &B, int64_t Lo, int64_t Hi) {
     R.Why = W->Why;
   return R;
 }
-
 
 const Node *strip(const Node *N) {
   for (unsigned I = 0; N && I < 64; ++I) {
