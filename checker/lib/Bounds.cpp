@@ -459,6 +459,11 @@ Bound Bounds::compute(const Node *N) {
       if (const Dimension *D = E.byName(N->Name)) {
         Bound Named = dim(*D, N->Name, "is named like it");
         Named.Lo = B.Lo;
+        // A launch index spans its grid: a name may say the grid is smaller
+        // (pid_h is a head) but not that it is larger (a tile's block_id is
+        // no page id of an 8M-page pool).
+        if (B.Dim->Key == std::string("Grid") && Named.Hi > B.Hi)
+          return B;
         return Named;
       }
     return B;

@@ -45,3 +45,12 @@ __global__ void hidden_row(float *out, int hidden_size) {
   // LATENT: launch.cu:[[@LINE+1]]:7: warning: 32-bit unsigned product 'blockIdx.x * hidden_size' is used as a memory offset and wraps past 2^32 only beyond the deployment envelope: {{.*}} [kvlint-narrowed-index-overflow]
   out[blockIdx.x * hidden_size + threadIdx.x] = 0.f;
 }
+
+// Negative at the default level: a tile index named like a block id spans
+// the grid, not a KV pool of 8M pages: the name may shrink a launch index's
+// bound, never grow it. Beyond the envelope the grid is large enough.
+__global__ void tile_block(float *out, int row_stride) {
+  const int block_id = blockIdx.x;
+  // LATENT: launch.cu:[[@LINE+1]]:7: warning: 32-bit signed product 'block_id * row_stride' is used as a memory offset and wraps past 2^31 only beyond the deployment envelope: {{.*}} [kvlint-narrowed-index-overflow]
+  out[block_id * row_stride + threadIdx.x] = 0.f;
+}
