@@ -16,6 +16,8 @@ __global__ void mla_store_kernel(bf16_t *__restrict__ kv_cache,
   if (token >= num_tokens)
     return;
   const int64_t loc = out_loc[token];
+  if (loc < 0) // the pad slot (-1): a padded token has no place in the cache
+    return;
   const int page = loc / kPageSize;
   const int in_page = loc % kPageSize;
   for (int i = threadIdx.x; i < kTokenElems; i += blockDim.x)
@@ -33,6 +35,8 @@ __global__ void mla_store_stride64_kernel(bf16_t *__restrict__ kv_cache,
   if (token >= num_tokens)
     return;
   const int64_t loc = out_loc[token];
+  if (loc < 0) // the pad slot (-1): a padded token has no place in the cache
+    return;
   const int page = loc / kPageSize;
   const int in_page = loc % kPageSize;
   for (int i = threadIdx.x; i < kTokenElems; i += blockDim.x)
