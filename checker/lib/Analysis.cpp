@@ -366,6 +366,12 @@ static bool mentionsRec(const Node *Hay, const Node *Needle, unsigned Depth,
   return false;
 }
 
+std::string nameOf(const Node *N) {
+  if (!N)
+    return "";
+  return N->Name.empty() ? N->Text : N->Name;
+}
+
 bool mentions(const Node *Hay, const Node *Needle) {
   std::vector<const Node *> Seen;
   return mentionsRec(Hay, Needle, 0, Seen);

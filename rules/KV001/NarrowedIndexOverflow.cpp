@@ -43,15 +43,11 @@ static std::string quote(const Node *N) {
   return "'" + T + "'";
 }
 
-static __int128 typeMax(const IntTy &T) {
-  return T.Signed ? (__int128(1) << (T.Bits - 1)) - 1 : (__int128(1) << T.Bits) - 1;
-}
-
 // Offsets into a cache grow upwards: a product wraps when its upper bound
 // passes the type's maximum. (Lower bounds of index arithmetic are loose --
 // T - 1 - i, pos - start -- and a product that wraps below -2^31 would
 // first have to address memory before the tensor.)
-static bool wraps(const Bound &B, const IntTy &T) { return B.Hi > typeMax(T); }
+static bool wraps(const Bound &B, const IntTy &T) { return B.Hi > typeBound(T).Hi; }
 
 /// 'x' <= 4,194,303 (why), or 'x' = 74,880 for a known value.
 static std::string describe(const Node *N, const Bound &B) {
@@ -308,8 +304,8 @@ struct NarrowedIndexOverflow::Walk {
     const Bound *Known = BC.Lo == BC.Hi ? &BC : BA.Lo == BA.Hi ? &BA : nullptr;
     const Node *Other = Known == &BC ? A : C;
     if (Known && Known->Hi > 0 && N->K == Kind::Mul && B.of(Other).Lo != B.of(Other).Hi) {
-      __int128 First = typeMax(Ty) / Known->Hi + 1;
-      Sizes += "; it wraps once " + quote(Other) + " >= " + withCommas(int64_t(First));
+      int64_t First = typeBound(Ty).Hi / Known->Hi + 1;
+      Sizes += "; it wraps once " + quote(Other) + " >= " + withCommas(First);
     }
     const Node *Leaf = widenAt(N);
     Fd.Message = std::to_string(Ty.Bits) + "-bit " + (Ty.Signed ? "signed" : "unsigned") +

@@ -77,14 +77,6 @@ const Node *strip(const Node *N) {
   return N;
 }
 
-std::string nameOf(const Node *N) {
-  if (!N)
-    return "";
-  if (!N->Name.empty())
-    return N->Name;
-  return N->Text;
-}
-
 /// The last component of a member name: `params.block_table` -> block_table.
 std::string leafName(const std::string &S) {
   size_t P = S.find_last_of(".>");

@@ -61,14 +61,6 @@ void UncheckedPadSlot::configure(const Options &O) {
 
 namespace {
 
-std::string nameOf(const Node *N) {
-  if (!N)
-    return "";
-  if (!N->Name.empty())
-    return N->Name;
-  return N->Text;
-}
-
 std::string leafName(const std::string &S) {
   size_t P = S.find_last_of(".>");
   return P == std::string::npos ? S : S.substr(P + 1);

@@ -75,6 +75,9 @@ bool sameValue(const Node *A, const Node *B);
 /// casts and inlined calls: `cache` for `(cache + page * k)[off]`.
 const Node *addressBase(const Node *Addr);
 
+/// A node's name for messages and name patterns: its Name, else its text.
+std::string nameOf(const Node *N);
+
 /// True when Needle occurs in Hay's expression tree (through Vars).
 bool mentions(const Node *Hay, const Node *Needle);
 
