@@ -1,5 +1,6 @@
 //===- Bounds.cpp - value bounds under the deployment envelope --------------===//
 #include "kvlint/Bounds.h"
+#include "kvlint/Analysis.h"
 
 #include <algorithm>
 #include <cctype>
@@ -215,25 +216,27 @@ int64_t Bounds::checkedBound(const Node *Mul) const {
   return Best;
 }
 
-void Bounds::collectAtoms(const Node *C, bool Positive) {
+void Bounds::collectAtoms(const Node *C, bool Positive, std::vector<Atom> &Out, unsigned Depth) {
   C = strip(C);
+  if (Depth > 16)
+    return;
   if (!C)
     return;
   switch (C->K) {
   case Kind::LNot:
-    collectAtoms(C->op(0), !Positive);
+    collectAtoms(C->op(0), !Positive, Out, Depth + 1);
     return;
   case Kind::LAnd:
   case Kind::And: // Triton masks combine with &
     if (Positive && (C->K == Kind::LAnd || C->Ty.Bool)) {
-      collectAtoms(C->op(0), true);
-      collectAtoms(C->op(1), true);
+      collectAtoms(C->op(0), true, Out, Depth + 1);
+      collectAtoms(C->op(1), true, Out, Depth + 1);
     }
     return;
   case Kind::LOr:
     if (!Positive) { // !(a || b): !a and !b
-      collectAtoms(C->op(0), false);
-      collectAtoms(C->op(1), false);
+      collectAtoms(C->op(0), false, Out, Depth + 1);
+      collectAtoms(C->op(1), false, Out, Depth + 1);
     }
     return;
   case Kind::Lt: case Kind::Le: case Kind::Gt: case Kind::Ge: {
@@ -246,7 +249,7 @@ void Bounds::collectAtoms(const Node *C, bool Positive) {
     }
     if (!Less)
       std::swap(L, R); // a > b is b < a
-    Atoms.push_back({L, R, Strict});
+    Out.push_back({L, R, Strict});
     return;
   }
   default:
@@ -265,23 +268,25 @@ void Bounds::at(const Access &A) {
   Memo.clear();
   Atoms.clear();
   for (const Guard &G : A.Guards)
-    collectAtoms(G.Cond, !G.Negated);
+    collectAtoms(G.Cond, !G.Negated, Atoms);
   if (A.Mask)
-    collectAtoms(A.Mask, true);
+    collectAtoms(A.Mask, true, Atoms);
 }
 
 // Guards that compare N with something: i < n bounds i by n - 1.
-void Bounds::refine(const Node *N, Bound &B) {
+void Bounds::refine(const Node *N, Bound &B) { refineBy(Atoms, N, B); }
+
+void Bounds::refineBy(const std::vector<Atom> &With, const Node *N, Bound &B) {
   // A bound's bound's bound: guards that chain (i < n, n <= m) are followed
   // a few steps, never around a cycle of comparisons.
-  if (Atoms.empty() || N->K == Kind::Const || RefineDepth >= 4)
+  if (With.empty() || N->K == Kind::Const || RefineDepth >= 4)
     return;
   struct Depth {
     unsigned &D;
     Depth(unsigned &D) : D(++D) {}
     ~Depth() { --D; }
   } Guard(RefineDepth);
-  for (const Atom &A : Atoms) {
+  for (const Atom &A : With) {
     if (same(A.L, N) && !mentionsAny(A.R, N)) {
       const Bound &R = of(A.R);
       int64_t Hi = R.Hi == Inf ? Inf : R.Hi - (A.Strict ? 1 : 0);
@@ -319,6 +324,63 @@ const Bound &Bounds::of(const Node *N) {
   if (N->Ty.known() && !N->Ty.Signed && !N->Ty.Pointer && B.Lo < 0)
     B.Lo = 0; // an unsigned value is never negative
   return Memo[N] = B;
+}
+
+// The array an on-chip address indexes: the pointer below its offsets (a
+// local pointer's assigned value, or the `__shared__` array itself).
+static const Node *onChipArray(const Node *Addr) {
+  for (unsigned I = 0; Addr && Addr->K == Kind::PtrAdd && I < 16; ++I)
+    Addr = Addr->op(0);
+  const Node *Base = addressBase(Addr);
+  if (!Addr || !Base || !Base->OnChip)
+    return nullptr;
+  if (Addr->K == Kind::Var && Addr->op(0))
+    return Addr->op(0);
+  return Addr;
+}
+
+static bool sameArray(const Node *A, const Node *B) {
+  return A == B || (A->K == Kind::Unknown && B->K == Kind::Unknown && !A->Name.empty() &&
+                    A->Name == B->Name);
+}
+
+// Values read back from an on-chip array are bounded by the values stored
+// into it, each bounded where its store executes. Only when every store to
+// the array is seen with an integer value: an array written otherwise (by
+// asm, cp.async, a callee) is left to the defaults.
+const Bound *Bounds::stagedOnChip(const Node *Addr) {
+  const Node *Arr = onChipArray(Addr);
+  if (!Arr || Nesting >= 2)
+    return nullptr;
+  for (auto &[K, B] : Staged)
+    if (sameArray(K, Arr))
+      return B.Hi == Inf && B.Lo == -Inf ? nullptr : &B;
+  Bound R = exact(-Inf, Inf);
+  bool Any = false, Ok = true;
+  for (const Access &A : F.Accesses) {
+    if (A.AK != AccessKind::Store)
+      continue;
+    const Node *SA = onChipArray(A.Addr);
+    if (!SA || !sameArray(SA, Arr))
+      continue;
+    if (!A.Value || !A.Value->Ty.known() || A.Value->Ty.Pointer) {
+      Ok = false;
+      break;
+    }
+    Bounds Sub(F, E, Beyond);
+    Sub.Nesting = Nesting + 1;
+    Sub.at(A);
+    const Bound &V = Sub.of(A.Value);
+    R = Any ? derived(R, V, std::min(R.Lo, V.Lo), std::max(R.Hi, V.Hi)) : V;
+    Any = true;
+  }
+  if (!Any || !Ok)
+    R = exact(-Inf, Inf);
+  else if (R.Why.empty() == false)
+    R.Why = "staged on chip: " + R.Why;
+  Staged.emplace_back(Arr, R);
+  const Bound &B = Staged.back().second;
+  return B.Hi == Inf && B.Lo == -Inf ? nullptr : &B;
 }
 
 // The dimension the launcher's argument for a parameter is named like.
@@ -432,6 +494,10 @@ Bound Bounds::compute(const Node *N) {
   case Kind::Load: {
     if (N->ElemTy.known() && N->ElemTy.Bits <= 16)
       return typeBound(N->ElemTy);
+    // An on-chip array holds what the function stores into it (a token
+    // position staged in shared memory for the whole CTA).
+    if (const Bound *S = stagedOnChip(N->op(0)))
+      return *S;
     // An entry of a table: bounded by what the table indexes (a block
     // table holds pages, a slot mapping slots, cu_seqlens tokens).
     std::string Table = N->Name;
@@ -667,7 +733,17 @@ Bound Bounds::compute(const Node *N) {
     return derived(X, Y, std::max(X.Lo, Y.Lo), std::max(X.Hi, Y.Hi));
   }
   case Kind::Select: {
-    const Bound &X = of(N->op(1)), &Y = of(N->op(2));
+    // Each arm holds where the condition does, or does not: in
+    // `ok ? pos : 0` with `ok = pos >= 0 && pos < n`, pos is below n. Only
+    // the arm itself is refined (its operands were bounded in the enclosing
+    // context, which stays what the memo holds).
+    Bound X = of(N->op(1)), Y = of(N->op(2));
+    for (int Arm = 1; Arm <= 2; ++Arm) {
+      std::vector<Atom> Cond;
+      collectAtoms(N->op(0), Arm == 1, Cond);
+      if (N->op(Arm))
+        refineBy(Cond, strip(N->op(Arm)), Arm == 1 ? X : Y);
+    }
     return derived(X, Y, std::min(X.Lo, Y.Lo), std::max(X.Hi, Y.Hi));
   }
   case Kind::Phi: {

@@ -22,6 +22,7 @@
 #include "kvlint/Envelope.h"
 #include "kvlint/IR.h"
 
+#include <deque>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -58,16 +59,17 @@ private:
   Bound compute(const Node *N);
   Bound leafByName(const Node *N, const std::string &Name, const char *Fallback);
   Bound dim(const Dimension &D, const std::string &Name, const char *How);
-  void refine(const Node *N, Bound &B);
-  const Dimension *launchedAs(const Node *N) const;
-  int64_t checkedBound(const Node *Mul) const;
-  int64_t capOf(std::vector<const Dimension *> Shape, int64_t Scale, std::string &How);
-  void collectAtoms(const Node *C, bool Positive);
-
   struct Atom {
     const Node *L, *R; ///< L < R (Strict) or L <= R
     bool Strict;
   };
+  void refine(const Node *N, Bound &B);
+  void refineBy(const std::vector<Atom> &With, const Node *N, Bound &B);
+  const Dimension *launchedAs(const Node *N) const;
+  const Bound *stagedOnChip(const Node *Addr);
+  int64_t checkedBound(const Node *Mul) const;
+  int64_t capOf(std::vector<const Dimension *> Shape, int64_t Scale, std::string &How);
+  void collectAtoms(const Node *C, bool Positive, std::vector<Atom> &Out, unsigned Depth = 0);
 
   const Function &F;
   const Envelope &E;
@@ -75,6 +77,8 @@ private:
   std::unordered_map<const Node *, Bound> Memo;
   std::vector<Atom> Atoms;
   unsigned RefineDepth = 0;
+  unsigned Nesting = 0; ///< a Bounds for a store's context, from stagedOnChip
+  std::deque<std::pair<const Node *, Bound>> Staged; ///< on-chip arrays: what they hold
   std::vector<std::pair<const Node *, bool>> Context; ///< guards (negated?) and mask
 };
 
