@@ -343,7 +343,8 @@ const Node *leftmostFactor(const Node *N) {
 const Node *addressBase(const Node *N) {
   for (unsigned I = 0; N && I < 64; ++I) {
     bool Through = N->K == Kind::PtrAdd || N->K == Kind::Var ||
-                   (N->K == Kind::Cast && N->Ty.Pointer) || (N->K == Kind::Call && N->op(0));
+                   (N->K == Kind::Cast && (N->Ty.Pointer || !N->Ty.known())) ||
+                   (N->K == Kind::Call && N->op(0));
     if (!Through)
       return N;
     N = N->op(0);

@@ -795,7 +795,36 @@ bool Launcher::gridAxes(TSNode G, const Site &St, const Scope *S, std::vector<Va
   std::string Name = M.text(G);
   bool IsParam;
   const std::vector<TSNode> *Bs = lookup(S, Name, IsParam);
-  if (!Bs || Bs->empty() || Bs->size() > 8) return false;
+  if (!Bs || Bs->empty()) return false;
+  // `grid = (...)` rebound before each launch of a function: the binding
+  // that reaches this launch is the last one before it in a block that
+  // holds the launch (straight-line host code).
+  if (D == 0 && Bs->size() > 1) {
+    TSNode Reaching{};
+    uint32_t At = ts_node_start_byte(St.Call);
+    for (TSNode B : *Bs) {
+      if (ts_node_is_null(B) || ts_node_start_byte(B) >= At) continue;
+      TSNode Block = B;
+      for (unsigned I = 0; I < 4 && !ts_node_is_null(Block) && !is(Block, "block") &&
+                           !is(Block, "module");
+           ++I)
+        Block = ts_node_parent(Block);
+      if (ts_node_is_null(Block) || (!is(Block, "block") && !is(Block, "module")) ||
+          ts_node_end_byte(Block) < At)
+        continue;
+      if (ts_node_is_null(Reaching) || ts_node_start_byte(B) > ts_node_start_byte(Reaching))
+        Reaching = B;
+    }
+    // No other binding may sit between it and the launch (one in a branch).
+    bool Between = false;
+    for (TSNode B : *Bs)
+      if (!ts_node_is_null(Reaching) &&
+          (ts_node_is_null(B) ||
+           (ts_node_start_byte(B) > ts_node_start_byte(Reaching) && ts_node_start_byte(B) < At)))
+        Between = true;
+    if (!ts_node_is_null(Reaching) && !Between) return gridAxes(Reaching, St, S, Axes, D + 1);
+  }
+  if (Bs->size() > 8) return false;
   // Nested `def grid(meta): return (...)` of the scopes that bind the name.
   std::vector<TSNode> Defs;
   for (const Scope *X = S; X; X = X->Parent) {

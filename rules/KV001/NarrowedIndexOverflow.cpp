@@ -26,6 +26,10 @@ std::vector<OptionSpec> NarrowedIndexOverflow::options() const {
       {"SafeHelpers", "",
        "regex of helper functions whose results are trusted offsets and whose bodies are not "
        "reported (e.g. ^page_offset$)"},
+      {"OnChipPattern", "smem",
+       "regex (case-insensitive) of pointer names (a helper's parameter, an accessor's result) "
+       "that point into shared memory, where the array is declared out of sight: offsets into "
+       "them are bounded by the CTA's shared memory and not reported"},
   };
 }
 
@@ -33,6 +37,8 @@ void NarrowedIndexOverflow::configure(const Options &O) {
   HasSafe = !opt(O, "SafeHelpers").empty(); // an empty pattern would match every name
   SafeRe = optRegex(O, "SafeHelpers");
   TableRe = optRegex(O, "TableBasePattern");
+  OnChipRe = optRegex(O, "OnChipPattern");
+  HasOnChip = !opt(O, "OnChipPattern").empty();
   DependentLoadBits = optInt(O, "DependentLoadBits");
   Latent = optLatent(O);
   Env.configure([&](const std::string &K) { return opt(O, K.c_str()); });
@@ -149,8 +155,23 @@ struct NarrowedIndexOverflow::Walk {
         offset(O, Suppressed);
       return;
     }
+    case Kind::Div:
+    case Kind::Shr: {
+      // A bit or word index (offset / 8, offset >> 5): the dividend wraps
+      // before it is scaled down. Only small constant scales: a division by
+      // a size (i / block_size) computes another index, and its dividend is
+      // not an offset into this address.
+      const Node *D = N->op(1);
+      while (D && (D->K == Kind::Var || D->K == Kind::Cast) && D->op(0))
+        D = D->op(0);
+      bool Small = D && D->K == Kind::Const &&
+                   (N->K == Kind::Div ? D->Value >= 2 && D->Value <= 64 : D->Value >= 1 && D->Value <= 6);
+      if (Small)
+        offset(N->op(0), Suppressed);
+      return;
+    }
     default:
-      return; // loads, divisions, remainders, masks: the walk stops
+      return; // loads, remainders, masks: the walk stops
     }
   }
 
@@ -337,6 +358,24 @@ struct NarrowedIndexOverflow::Walk {
   }
 };
 
+// A name on the way from the address to its base (the pointer, a local
+// holding it, an accessor returning it) that says it is shared memory.
+bool NarrowedIndexOverflow::namedOnChip(const Node *N) const {
+  for (unsigned I = 0; N && I < 64; ++I) {
+    bool Named = N->K == Kind::Param || N->K == Kind::Call || N->K == Kind::Unknown ||
+                 (N->K == Kind::Var && N->Ty.Pointer);
+    if (Named && !N->Name.empty() && std::regex_search(leafName(N->Name), OnChipRe))
+      return true;
+    bool Through = N->K == Kind::PtrAdd || N->K == Kind::Var ||
+                   (N->K == Kind::Cast && (N->Ty.Pointer || !N->Ty.known())) ||
+                   (N->K == Kind::Call && N->op(0));
+    if (!Through)
+      return false;
+    N = N->op(0);
+  }
+  return false;
+}
+
 void NarrowedIndexOverflow::run(const Function &F, std::vector<Finding> &Out) const {
   if (HasSafe && std::regex_search(F.Name, SafeRe))
     return;
@@ -346,6 +385,10 @@ void NarrowedIndexOverflow::run(const Function &F, std::vector<Finding> &Out) co
     if (Base && !Base->Name.empty() && std::regex_search(Base->Name, TableRe))
       continue;
     if (Base && Base->OnChip) // shared memory, registers: never 2^31 elements
+      continue;
+    // A pointer into shared memory declared where this function cannot see
+    // it: a helper's `v_smem` parameter, `smem_storage->p_smem_ptr()`.
+    if (HasOnChip && namedOnChip(A.Addr))
       continue;
     W.In.at(A);
     W.Beyond.at(A);

@@ -29,9 +29,10 @@ public:
 
 private:
   struct Walk;
+  bool namedOnChip(const Node *Addr) const;
 
-  std::regex TableRe, SafeRe;
-  bool HasSafe = false;
+  std::regex TableRe, SafeRe, OnChipRe;
+  bool HasSafe = false, HasOnChip = false;
   bool Latent = false;
   int64_t DependentLoadBits = 32;
   Envelope Env;

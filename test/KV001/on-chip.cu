@@ -15,6 +15,36 @@ __global__ void on_chip(float *cache, const int *block_table, int page_stride) {
   float *p = &smem[0];
   p[page * page_stride] = 2.f;                       // negative: a pointer into shared memory
   regs[(page * page_stride) & 7] = 0.f;              // negative: a register array
-  // CHECK: on-chip.cu:[[@LINE+1]]:9: warning: 32-bit signed product 'page * page_stride' is used as a memory offset and wraps past 2^31: {{.*}} [kvlint-narrowed-index-overflow]
+  // CHECK: on-chip.cu:[[@LINE+1]]:9: warning: 32-bit signed product 'page * page_stride' is used as a memory offset and wraps past 2^31: 'page' <= 8,388,607 ('block_table' is an entry of a table named like it: Envelope.KvPages = 8,388,607) times 'page_stride' <= 16,384 ('page_stride' is named like it: Envelope.Stride = 16,384); widen 'page' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
   cache[page * page_stride] = smem[threadIdx.x] + regs[threadIdx.x & 7];
+}
+
+// A template's shared buffer reached through a dependent cast, and shared
+// memory a helper receives or an accessor returns: the array is declared
+// out of sight, and the pointer's name says where it lives (OnChipPattern).
+template <typename T>
+__global__ void dependent_cast(T *out, const int *block_table, int page_stride) {
+  extern __shared__ unsigned char smem[];
+  T *v_buf = (T *)smem;
+  const int page = block_table[blockIdx.x];
+  v_buf[page * page_stride] = T(0);                  // negative: a dependent cast of shared memory
+  // CHECK: on-chip.cu:[[@LINE+1]]:7: warning: 32-bit signed product 'page * page_stride' is used as a memory offset and wraps past 2^31: 'page' <= 8,388,607 ('block_table' is an entry of a table named like it: Envelope.KvPages = 8,388,607) times 'page_stride' <= 16,384 ('page_stride' is named like it: Envelope.Stride = 16,384); widen 'page' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+  out[page * page_stride] = v_buf[0];
+}
+
+struct SharedStorage {
+  float buf[1024];
+  __device__ float *p_smem_ptr() { return buf; }
+};
+
+__device__ void helper_smem(float *v_smem, float *dst, int page, int page_stride) {
+  v_smem[page * page_stride] = 1.f;                  // negative: a helper's shared-memory parameter
+  // CHECK: on-chip.cu:[[@LINE+1]]:7: warning: 32-bit signed product 'page * page_stride' is used as a memory offset and wraps past 2^31: 'page' <= 8,388,607 ('page' is named like it: Envelope.KvPages = 8,388,607) times 'page_stride' <= 16,384 ('page_stride' is named like it: Envelope.Stride = 16,384); widen 'page' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+  dst[page * page_stride] = 1.f;                     // positive: the same product into global memory
+}
+
+__global__ void accessor_smem(SharedStorage *st, const int *block_table, int page_stride) {
+  float *p_smem = st->p_smem_ptr();
+  const int page = block_table[blockIdx.x];
+  p_smem[page * page_stride] = 0.f;                  // negative: an accessor that returns shared memory
 }
