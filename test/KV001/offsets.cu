@@ -96,3 +96,20 @@ __global__ void loop_counter(float *out, int n, int64_t row_stride) {
   for (int i = 0; i < n; ++i)
     out[i * 16] = 0.f;
 }
+
+// A bit or word index: the product wraps before the small division scales
+// it down (FlashInfer's custom mask: offset = qo_idx * kv_len + kv_idx, read
+// at custom_mask[offset / 8]). A division by a size computes another index
+// (a page from a position) and is no offset of this address.
+__global__ void bit_index(const unsigned char *mask, const unsigned *words, float *out,
+                          unsigned qo_len, unsigned kv_len, int block_size) {
+  unsigned qo_idx = blockIdx.x * 128 + threadIdx.x, kv_idx = threadIdx.y;
+  if (qo_idx >= qo_len || kv_idx >= kv_len)
+    return;
+  // CHECK: offsets.cu:[[@LINE+1]]:27: warning: 32-bit unsigned product 'qo_idx * kv_len' is used as a memory offset and wraps past 2^32: 'qo_idx' <= 1,048,575 ('qo_len' is named like it: Envelope.Context = 1,048,576) times 'kv_len' <= 1,048,576 ('kv_len' is named like it: Envelope.Context = 1,048,576); widen 'qo_idx' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+  const unsigned offset = qo_idx * kv_len + kv_idx; // positive: a word index, offset >> 5
+  // CHECK: offsets.cu:[[@LINE+1]]:18: warning: 32-bit unsigned product 'qo_idx * kv_len' is used as a memory offset and wraps past 2^32: 'qo_idx' <= 1,048,575 ('qo_len' is named like it: Envelope.Context = 1,048,576) times 'kv_len' <= 1,048,576 ('kv_len' is named like it: Envelope.Context = 1,048,576); widen 'qo_idx' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+  out[0] = mask[(qo_idx * kv_len + kv_idx) / 8] + words[offset >> 5];
+  const int pos = blockIdx.y * 4096 + threadIdx.x;
+  out[1] = words[pos * 3 / block_size];              // negative: a division by a size
+}

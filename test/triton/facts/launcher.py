@@ -75,3 +75,42 @@ def broken_launcher(p, n):
     # Malformed launches are skipped, never fatal.
     unlaunched[(n + ,)](p, n
     unlaunched[]()
+
+
+# CHECK-LABEL: function rebound_a
+# `grid` is rebound before each launch: each kernel's axes come from the
+# binding that reaches its launch (NK for one, NV for the other), not from
+# a merge of both (which would say nothing).
+# CHECK: store (PtrAdd:ptr p (Param:ptr p) (LaunchIdx:i32 program_id(0) @K/64))
+@triton.jit
+def rebound_a(p):
+    tl.store(p + tl.program_id(0), 0)
+
+
+# CHECK-LABEL: function rebound_b
+# CHECK: store (PtrAdd:ptr p (Param:ptr p) (LaunchIdx:i32 program_id(0) @V/32))
+@triton.jit
+def rebound_b(p):
+    tl.store(p + tl.program_id(0), 0)
+
+
+# CHECK-LABEL: function branch_grid
+# A binding in a branch between the other binding and the launch: which one
+# reaches is not known, and the merge of both says nothing.
+# CHECK: store (PtrAdd:ptr p (Param:ptr p) (LaunchIdx:i32 program_id(0)))
+@triton.jit
+def branch_grid(p):
+    tl.store(p + tl.program_id(0), 0)
+
+
+def rebound(p, K, V, flag):
+    NK = triton.cdiv(K, 64)
+    NV = triton.cdiv(V, 32)
+    grid = (NK, 4)
+    rebound_a[grid](p)
+    grid = (NV, 4)
+    rebound_b[grid](p)
+    grid = (NK,)
+    if flag:
+        grid = (NV,)
+    branch_grid[grid](p)
