@@ -55,7 +55,7 @@ const Node *strip(const Node *N) {
 // (a local's uses strip to its assigned value), a parameter, a member or a
 // launch variable by name, or a constant. The IR has cycles (loop Phis), so
 // nothing here recurses.
-bool same(const Node *A, const Node *B) {
+bool same(const Node *A, const Node *B, unsigned Depth = 0) {
   A = strip(A);
   B = strip(B);
   if (!A || !B)
@@ -70,6 +70,19 @@ bool same(const Node *A, const Node *B) {
   case Kind::Param: case Kind::Symbolic: case Kind::LaunchIdx: case Kind::ThreadIdx:
   case Kind::LaunchDim:
     return !A->Name.empty() && A->Name == B->Name;
+  case Kind::Range:
+    return A->Value == B->Value && A->Value2 == B->Value2 && A->Ops.size() == B->Ops.size();
+  // The same arithmetic written twice (a Triton mask repeats the offset it
+  // guards: `o = i * BT + tl.arange(0, BT)` in the address, `i * BT +
+  // tl.arange(0, BT) < T` in the mask). Bounded depth: the IR has cycles.
+  case Kind::Add: case Kind::Sub: case Kind::Mul: case Kind::Div: case Kind::Rem:
+  case Kind::Shl: case Kind::Shr: case Kind::Min: case Kind::Max:
+    if (Depth >= 4 || A->Ops.size() != B->Ops.size())
+      return false;
+    for (size_t I = 0; I < A->Ops.size(); ++I)
+      if (!same(A->Ops[I], B->Ops[I], Depth + 1))
+        return false;
+    return true;
   default:
     return false;
   }
@@ -121,6 +134,8 @@ int64_t Bounds::capOf(std::vector<const Dimension *> Shape, int64_t Scale, std::
                                    {"Heads", "HeadDim", "Hidden"},
                                    {"Heads", "Intermediate", "Hidden"},
                                    {"Requests", "Tokens", "Tokens"},
+                                   {"Requests", "SeqLen", "Tokens"},
+                                   {"Grid", "SeqLen", "Tokens"},
                                    {"Grid", "Tokens", "Tokens"},
                                    {"Grid", "Constexpr", "Tokens"}};
   auto Take = [&](const char *K) {
@@ -408,6 +423,66 @@ Bound Bounds::dim(const Dimension &D, const std::string &Name, const char *How) 
   return B;
 }
 
+std::vector<std::string> Bounds::factorsOf(const std::string &By) {
+  std::vector<std::string> Out;
+  size_t B = 0;
+  while (B <= By.size()) {
+    size_t E = By.find('*', B);
+    if (E == std::string::npos)
+      E = By.size();
+    if (E > B)
+      Out.push_back(By.substr(B, E - B));
+    B = E + 1;
+  }
+  return Out;
+}
+
+// A quantity a launcher names: one name, or a product of names and
+// constants ("B*H": a program per sequence and head). A product's bound is
+// its factors' maxima, capped by the envelope's couplings (B * T tokens).
+Bound Bounds::named(const Node *N, const std::string &By, const char *Fallback) {
+  std::vector<std::string> Fs = factorsOf(By);
+  if (Fs.size() < 2)
+    return leafByName(N, By, Fallback);
+  I128 P = 1;
+  int64_t Scale = 1;
+  std::vector<const Dimension *> Shape;
+  std::string Why;
+  bool AllDims = true;
+  for (const std::string &F : Fs) {
+    int64_t C = 0;
+    if (std::all_of(F.begin(), F.end(), [](char Ch) { return std::isdigit((unsigned char)Ch); }) &&
+        F.size() < 12) {
+      C = std::stoll(F);
+      Scale = sat(I128(Scale) * C);
+      P *= C;
+      continue;
+    }
+    const Dimension *D = E.byName(F);
+    if (!D) {
+      D = E.byKey(Fallback);
+      AllDims = false;
+    }
+    Shape.push_back(D);
+    P *= E.bound(*D, Beyond);
+    Why += std::string(Why.empty() ? "" : ", ") + "'" + F + "': Envelope." + D->Key;
+  }
+  Bound B;
+  B.Lo = 0;
+  B.Hi = sat(P);
+  B.Exact = false;
+  B.Why = "'" + By + "' (" + Why + ") = " + withCommas(B.Hi);
+  if (AllDims) {
+    std::string How;
+    int64_t Cap = capOf(Shape, Scale, How);
+    if (!How.empty() && Cap + 1 < B.Hi) {
+      B.Hi = Cap + 1;
+      B.Why = "'" + By + "' spans " + How;
+    }
+  }
+  return B;
+}
+
 // A leaf no fact bounds: by its name, else by the default dimension.
 Bound Bounds::leafByName(const Node *N, const std::string &Given, const char *Fallback) {
   // Without a name, a plain identifier's text is its name (a member the
@@ -469,7 +544,7 @@ Bound Bounds::compute(const Node *N) {
     return leafByName(N, N->Name, "Unknown");
   case Kind::LaunchIdx: {
     if (!N->Hint.BoundBy.empty()) {
-      Bound B = leafByName(N, N->Hint.BoundBy, "Grid");
+      Bound B = named(N, N->Hint.BoundBy, "Grid");
       int64_t D = std::max<int64_t>(1, N->Hint.BoundDiv);
       B.Hi = std::max<int64_t>(0, (B.Hi + D - 1) / D - 1);
       B.Why = "the grid spans " + N->Hint.BoundBy + (D > 1 ? " / " + std::to_string(D) : "") +
@@ -665,7 +740,34 @@ Bound Bounds::compute(const Node *N) {
     return derived(X, Y, sat(I128(X.Lo) << Y.Lo), sat(I128(X.Hi) << Y.Hi));
   }
   case Kind::Div: {
-    const Bound &X = A(), &Y = Bv();
+    // i_bh // H over a grid of B * H programs is below B.
+    if (const Node *Q = strip(N->op(0)), *H = strip(N->op(1));
+        Q && H && Q->K == Kind::LaunchIdx && Q->Hint.BoundDiv <= 1 &&
+        Q->Hint.BoundBy.find('*') != std::string::npos && !H->Name.empty()) {
+      std::vector<std::string> Fs = factorsOf(Q->Hint.BoundBy), Rest;
+      bool Found = false;
+      for (const std::string &X : Fs)
+        if (!Found && leafName(X) == leafName(H->Name))
+          Found = true;
+        else
+          Rest.push_back(X);
+      if (Found && !Rest.empty()) {
+        std::string By;
+        for (const std::string &X : Rest)
+          By += (By.empty() ? "" : "*") + X;
+        Bound B = named(Q, By, "Grid");
+        B.Hi = std::max<int64_t>(0, B.Hi - 1);
+        B.Lo = 0;
+        B.Why = "the grid spans " + Q->Hint.BoundBy + ", divided by " + H->Name + " (" + B.Why + ")";
+        return B;
+      }
+    }
+    const Bound &X = A();
+    Bound Y = Bv();
+    // Code that divides by a size never divides by zero: a non-negative
+    // divisor (a tile, a block size) is at least 1 where the division runs.
+    if (Y.Lo == 0 && Y.Hi >= 1)
+      Y.Lo = 1;
     if (Y.Lo >= 1) // a positive divisor never makes a value larger
       return derived(X, Y, X.Lo >= 0 ? X.Lo / Y.Hi : X.Lo / Y.Lo,
                      X.Hi >= 0 ? X.Hi / Y.Lo : X.Hi / Y.Hi);

@@ -59,6 +59,10 @@ const DimSpec Specs[] = {
      "^n_?rows$|seq_?len_?q|seqlen_?q|^q_?len|query_?len|max_?seqlen_?q",
      "1M tokens in one step: a training batch of 8 x 128k-token sequences (fla, Liger) or a "
      "1M-token prefill without chunking"},
+    {"SeqLen", 131072, "^t$",
+     "T, one sequence of a batch laid out [B, T, ...] (fla, Liger, mamba): training runs at "
+     "128k context; the batch's B x T is the step's Envelope.Tokens, and a longer single "
+     "sequence is the latent level's"},
     {"Context", 1048576,
      "seq_?len|seqlen|context|ctx|kv_?len|max_?seq|^pos$|^pos_|_pos$|position|^len$|_len$|"
      "cache_?len|prefix",
@@ -153,7 +157,7 @@ std::string leafName(const std::string &Name) {
 }
 
 bool Envelope::isSize(const Dimension &D) const {
-  static const char *Index[] = {"KvSlots", "KvPages", "Context", "Requests", "Tokens",
+  static const char *Index[] = {"KvSlots", "KvPages", "Context", "Requests", "Tokens", "SeqLen",
                                 "Loaded", "Grid", "Unknown"};
   for (const char *K : Index)
     if (D.Key == K)

@@ -147,6 +147,7 @@ private:
   bool constRange(TSNode E, const Scope *S, Rng &R, unsigned D);
   bool constRangeImpl(TSNode E, const Scope *S, Rng &R, unsigned D);
   std::string valueName(TSNode E, const Scope *S, unsigned D);
+  std::string productNames(TSNode E, const Scope *S);
   bool shapeIndex(TSNode E, std::string &Obj, int64_t &Idx);
   IntTy torchDtype(TSNode E);
   IntTy dtypeOf(TSNode E, const Scope *S, unsigned D);
@@ -743,8 +744,36 @@ ValueHint Launcher::axisFact(TSNode E, const Site &St, const Scope *S, const std
     }
   }
   std::string Nm = valueName(E, S, 0);
+  if (Nm.empty()) Nm = productNames(E, S);
   if (!Nm.empty()) H.BoundBy = Nm;
   return H;
+}
+
+/// `B * H`, `B * H * 2` as "B*H*2": a grid axis that spans a product of
+/// named sizes (and constants). Empty unless every factor is one.
+std::string Launcher::productNames(TSNode E, const Scope *S) {
+  std::vector<TSNode> Stack = {stripParens(E)};
+  std::string Out;
+  unsigned Factors = 0;
+  while (!Stack.empty() && Factors < 6) {
+    TSNode X = stripParens(Stack.back());
+    Stack.pop_back();
+    if (is(X, "binary_operator") && M.text(field(X, "operator")) == "*") {
+      Stack.push_back(field(X, "right"));
+      Stack.push_back(field(X, "left"));
+      continue;
+    }
+    std::string F;
+    Rng R;
+    if (constRange(X, S, R, 0) && R.Lo == R.Hi && R.Hi >= 1)
+      F = std::to_string(R.Hi);
+    else
+      F = valueName(X, S, 0);
+    if (F.empty() || F.find('*') != std::string::npos) return "";
+    Out += (Out.empty() ? "" : "*") + F;
+    ++Factors;
+  }
+  return Stack.empty() && Factors >= 2 ? Out : "";
 }
 
 bool Launcher::tupleAxes(TSNode T, const Site &St, const Scope *S, const std::string &Meta,

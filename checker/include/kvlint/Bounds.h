@@ -59,6 +59,8 @@ private:
   Bound compute(const Node *N);
   Bound leafByName(const Node *N, const std::string &Name, const char *Fallback);
   Bound dim(const Dimension &D, const std::string &Name, const char *How);
+  Bound named(const Node *N, const std::string &By, const char *Fallback);
+  static std::vector<std::string> factorsOf(const std::string &By);
   struct Atom {
     const Node *L, *R; ///< L < R (Strict) or L <= R
     bool Strict;

@@ -34,8 +34,9 @@ def reshape(key, cache, slot_mapping, head_size):
 
 # CHECK-LABEL: function chunk_fwd
 # A grid lambda: cdiv(T, META["BT"]) with BT passed as a constant, and
-# B * H (a product): no fact. T comes from the unpacked shape.
-# CHECK: store {{.*}}(Mul:i32 (LaunchIdx:i32 program_id(0) @T/64) (Symbolic:i32 BT [64,64]))) (LaunchIdx:i32 program_id(1))) (Param:i32 T @T))
+# B * H, a product of names: program_id(1) spans @B*H. T comes from the
+# unpacked shape.
+# CHECK: store {{.*}}(Mul:i32 (LaunchIdx:i32 program_id(0) @T/64) (Symbolic:i32 BT [64,64]))) (LaunchIdx:i32 program_id(1) @B*H)) (Param:i32 T @T))
 @triton.jit
 def chunk_fwd(o, T, BT: tl.constexpr):
     tl.store(o + tl.program_id(0) * BT + tl.program_id(1) + T, 0)
