@@ -524,7 +524,7 @@ Bound Bounds::compute(const Node *N) {
     const Dimension *D = E.byName(N->Name);
     if (D && D->Key != "KvPages" && D->Key != "KvSlots")
       return dim(*D, N->Name, "is named like it");
-    if (const Dimension *L = launchedAs(N))
+    if (const Dimension *L = launchedAs(N); L && L->Key != "KvPages" && L->Key != "KvSlots")
       return dim(*L, N->Hint.BoundBy, ("is what the launcher passes (" + N->Hint.Source + ")").c_str());
     return dim(*E.byKey("Constexpr"), N->Name, "is a compile-time constant of unknown value");
   }
@@ -768,9 +768,19 @@ Bound Bounds::compute(const Node *N) {
     // divisor (a tile, a block size) is at least 1 where the division runs.
     if (Y.Lo == 0 && Y.Hi >= 1)
       Y.Lo = 1;
-    if (Y.Lo >= 1) // a positive divisor never makes a value larger
-      return derived(X, Y, X.Lo >= 0 ? X.Lo / Y.Hi : X.Lo / Y.Lo,
-                     X.Hi >= 0 ? X.Hi / Y.Lo : X.Hi / Y.Hi);
+    if (Y.Lo >= 1) { // a positive divisor never makes a value larger
+      Bound R = derived(X, Y, X.Lo >= 0 ? X.Lo / Y.Hi : X.Lo / Y.Lo,
+                        X.Hi >= 0 ? X.Hi / Y.Lo : X.Hi / Y.Hi);
+      // ... nor leaves the dividend's shape: NT = cdiv(T, BT) is at most a
+      // sequence, and i_b * NT a token of the batch.
+      if (X.Shaped && X.Lo >= 0) {
+        R.Shape = X.Shape;
+        R.Scale = X.Scale;
+        R.Shaped = true;
+        R.Dim = X.Dim;
+      }
+      return R;
+    }
     Bound R = X; // a divisor that may be 0 or negative: |x / y| <= |x|
     R.Lo = X.Lo >= 0 && Y.Lo >= 0 ? 0 : std::min(X.Lo, -X.Hi);
     R.Hi = std::max(X.Hi, -X.Lo);

@@ -745,7 +745,26 @@ ValueHint Launcher::axisFact(TSNode E, const Site &St, const Scope *S, const std
   }
   std::string Nm = valueName(E, S, 0);
   if (Nm.empty()) Nm = productNames(E, S);
-  if (!Nm.empty()) H.BoundBy = Nm;
+  if (!Nm.empty()) {
+    H.BoundBy = Nm;
+    return H;
+  }
+  // cdiv(N_CTX, BLOCK) * Z * H: a tile of rows of every (batch, head): the
+  // product of the names over the tile.
+  if (is(E, "binary_operator") && M.text(field(E, "operator")) == "*" && Depth < 3) {
+    TSNode L = stripParens(field(E, "left")), R = stripParens(field(E, "right"));
+    for (int Side = 0; Side < 2; ++Side) {
+      TSNode Tile = Side ? R : L, Rest = Side ? L : R;
+      ValueHint T = axisFact(Tile, St, S, Meta, Depth + 1);
+      std::string RestN = valueName(Rest, S, 0);
+      if (RestN.empty()) RestN = productNames(Rest, S);
+      if (!T.HasRange && !T.BoundBy.empty() && T.BoundDiv > 1 && !RestN.empty()) {
+        H.BoundBy = T.BoundBy + "*" + RestN;
+        H.BoundDiv = T.BoundDiv;
+        return H;
+      }
+    }
+  }
   return H;
 }
 

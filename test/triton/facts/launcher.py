@@ -115,3 +115,17 @@ def rebound(p, K, V, flag):
     if flag:
         grid = (NV,)
     branch_grid[grid](p)
+
+
+# CHECK-LABEL: function tiles_of_heads
+# A tile of rows of every (batch, head): cdiv(N_CTX, 128) * Z * H programs
+# span N_CTX * Z * H rows over the tile of 128.
+# CHECK: store (PtrAdd:ptr p (Param:ptr p) (LaunchIdx:i32 program_id(0) @N_CTX*Z*H/128))
+@triton.jit
+def tiles_of_heads(p):
+    tl.store(p + tl.program_id(0), 0)
+
+
+def tiles(p, q):
+    Z, H, N_CTX, D = q.shape
+    tiles_of_heads[(triton.cdiv(N_CTX, 128) * Z * H,)](p)
