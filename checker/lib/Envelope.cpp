@@ -44,7 +44,7 @@ const DimSpec Specs[] = {
      "DeepSeek V3/R1: 128 query heads"},
     {"Hidden", 16384, "hidden|d_?model|model_?dim|n_?embd|embed_?dim|^dim$",
      "Llama 3.1 405B: hidden size 16,384"},
-    {"Intermediate", 65536, "intermediate|ffn|inter_?(size|dim)|^d$",
+    {"Intermediate", 65536, "intermediate|ffn|inter_?(size|dim)|inner_?dim|^d$",
      "Llama 3.1 405B: FFN size 53,248; a bare 'd' is an activation row (act_and_mul's d)"},
     {"KvSlots", 8388608,
      "slot|^loc$|_loc$|^loc_|cache_?loc|kv_?indices|req_?to_?token|token_?to_?kv",
@@ -55,7 +55,7 @@ const DimSpec Specs[] = {
      "max_?num_?blocks|max_?blocks",
      "at page size 1 (SGLang) pages are slots: 8,388,608"},
     {"Tokens", 1048576,
-     "token|^tok|^bos$|^eos$|cu_?seqlens|query_?start|^q_?start|start_?loc|^m$|^num_?rows$|"
+     "token|^tok|^bos$|^eos$|cu_?seqlens|query_?start|^q_?start|start_?loc|^m$|^(size|num|n|total)_?m$|^num_?rows$|"
      "^n_?rows$|seq_?len_?q|seqlen_?q|^q_?len|query_?len|max_?seqlen_?q",
      "1M tokens in one step: a training batch of 8 x 128k-token sequences (fla, Liger) or a "
      "1M-token prefill without chunking"},
