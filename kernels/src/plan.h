@@ -64,8 +64,10 @@ inline uint32_t log2_ceil(uint64_t v) {
 // kSplitTokens tokens, K and V in separate CTAs (blockIdx.y), one token per CTA; above, K and V
 // in the same thread, two tokens per CTA.
 // Prefill-sized batches: K and V in the same thread; bf16/f16/f32 copies about 2 units per
-// thread (unroll 4) in 128-thread CTAs; the fp8 store about 4 units per thread (unroll 2) in
-// 64-thread CTAs; records about 2.5 units per thread (unroll 4) in 128-thread CTAs.
+// thread (unroll 4) in 128-thread CTAs; the fp8 store about 4 units per thread (8 for rows of
+// one head: HND), unroll 2, in 64-thread CTAs; records about 2.5 units per thread (the nearest
+// power of two of lanes: 32 for 72-vector bf16 MLA records, 16 for 41-vector fp8 ones),
+// unroll 4, in 64-thread CTAs.
 // Vectors narrower than 16 bytes (unaligned inputs) use the unroll-4 kernels throughout.
 constexpr int64_t kSplitTokens = 512;
 
@@ -94,14 +96,17 @@ inline void plan_threads(StorePlan& plan) {
   } else {
     uint64_t target;  // units per thread, x2
     uint32_t threads;
+    bool nearest = false;  // lanes: the power of two nearest to units / (target / 2), else below
     if (plan.fp8) {
-      target = 8;
+      // Rows of one head (HND, or heads apart): ~8 units per thread, else ~4.
+      target = p.num_heads > 1 ? 16 : 8;
       threads = 64;
       plan.unroll = 2;
     } else if (plan.num_tensors == 1) {
       target = 5;
-      threads = 128;
+      threads = 64;
       plan.unroll = 4;
+      nearest = true;
     } else {
       target = 4;
       threads = 128;
@@ -109,6 +114,7 @@ inline void plan_threads(StorePlan& plan) {
     }
     const uint64_t want = units * 2 / target;
     l = log2_floor(want > 0 ? want : 1);
+    if (nearest && want * 2 >= (uint64_t(3) << l)) ++l;
     if (l < 2) l = 2;
     if (l > max_log2) l = max_log2;
     tpb = (uint64_t(1) << l) >= threads ? 1 : static_cast<int64_t>(threads >> l);

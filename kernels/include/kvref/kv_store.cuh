@@ -375,8 +375,12 @@ KVREF_DEVICE inline KVREF_NOINLINE Vec8 quantize_unit_reference(float x0, float 
   return o;
 }
 
-// kElems (2, 4 or 8) fp8 bytes, element e in byte e of the result.
-template <int kElems>
+// kElems (2, 4 or 8) fp8 bytes, element e in byte e of the result.  A NaN quotient (from a NaN
+// or infinite x, or a q0 that overflows) converts to 0x7f or 0xff, bytes no finite quotient
+// gives (the saturating conversion stops at 0x7e): such units take the reference path, found
+// by testing the packed bytes (kNanBytes; a few integer operations per unit) or, as before,
+// every quotient (!kNanBytes; kept for kvref_bench --explore).
+template <int kElems, bool kNanBytes = true>
 KVREF_DEVICE inline uint64_t quantize_unit(const float (&x)[kElems], const Fp8Scale& s) {
 #if defined(KVREF_CUDA) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 890
   if (s.inv != 0.0f) {
@@ -391,19 +395,22 @@ KVREF_DEVICE inline uint64_t quantize_unit(const float (&x)[kElems], const Fp8Sc
       const float q0 = __fmul_rn(x[e], s.inv);
       const float nr = __fmaf_rn(q0, s.scale, -x[e]);
       q[e] = __fmaf_rn(-nr, s.inv, q0);
-      special = special || q[e] != q[e];
+      if (!kNanBytes) special = special || q[e] != q[e];
     }
-    if (!special) {
-      uint32_t lo = 0, hi = 0;
+    uint32_t lo = 0, hi = 0;
 #pragma unroll
-      for (int e = 0; e < kElems; e += 2) {
-        unsigned short pair;
-        asm("cvt.rn.satfinite.e4m3x2.f32 %0, %1, %2;" : "=h"(pair) : "f"(q[e + 1]), "f"(q[e]));
-        if (e < 4) lo |= static_cast<uint32_t>(pair) << (8 * e);
-        else hi |= static_cast<uint32_t>(pair) << (8 * (e - 4));
-      }
-      return static_cast<uint64_t>(lo) | (static_cast<uint64_t>(hi) << 32);
+    for (int e = 0; e < kElems; e += 2) {
+      unsigned short pair;
+      asm("cvt.rn.satfinite.e4m3x2.f32 %0, %1, %2;" : "=h"(pair) : "f"(q[e + 1]), "f"(q[e]));
+      if (e < 4) lo |= static_cast<uint32_t>(pair) << (8 * e);
+      else hi |= static_cast<uint32_t>(pair) << (8 * (e - 4));
     }
+    if (kNanBytes) {
+      // A byte b with (b & 0x7f) == 0x7f becomes 0x80 after the add; no carry crosses bytes.
+      const uint32_t m = 0x7f7f7f7fu;
+      special = ((((lo & m) + 0x01010101u) | ((hi & m) + 0x01010101u)) & 0x80808080u) != 0;
+    }
+    if (!special) return static_cast<uint64_t>(lo) | (static_cast<uint64_t>(hi) << 32);
   }
 #endif
   float y[8];
