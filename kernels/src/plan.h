@@ -59,8 +59,9 @@ inline uint32_t log2_ceil(uint64_t v) {
 // Kernel variant, threads per token and tokens per CTA, as measured on an H200 (kvref_bench
 // --explore; docs/kvref/performance.md).
 //
-// Decode-sized batches (< kWideTokens): one unit per thread and a kernel without unrolling
-// (the shortest chain from launch to store), up to 256 threads per token; up to
+// Decode-sized batches (< kWideTokens) that the decode kernels do not take (per-head rows as in
+// HND, narrower vectors, records; see plan_decode): one unit per thread and a kernel without
+// unrolling (the shortest chain from launch to store), up to 256 threads per token; up to
 // kSplitTokens tokens, K and V in separate CTAs (blockIdx.y), one token per CTA; above, K and V
 // in the same thread, two tokens per CTA.
 // Prefill-sized batches: K and V in the same thread; bf16/f16/f32 copies about 2 units per
