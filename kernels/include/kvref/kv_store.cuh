@@ -11,7 +11,7 @@
 // separate CTAs by blockIdx.y), the group size and the tokens per CTA (src/plan.h): prefill-sized
 // batches 2-4 vectors per thread in 64/128-thread CTAs.  Decode-sized K/V stores with
 // contiguous (NHD) rows use the scatter_*_decode_kernel family below instead: one vector per
-// thread, one CTA per token (or per token and tensor), a parameter block a third the size.
+// thread, one CTA per token (or per token and tensor), a smaller parameter block.
 #ifndef KVREF_KV_STORE_CUH
 #define KVREF_KV_STORE_CUH
 
@@ -547,9 +547,10 @@ KVREF_GLOBAL void scatter_fp8_vec_kernel(const ScatterParams p) {
 // loop covers rows wider than the half).  kDense: pages follow each other without a gap
 // (dst_page_stride == page_size * dst_slot_stride), so a slot's entry sits at
 // slot * dst_slot_stride and no division by the page size is needed.  Against the general
-// kernels with the same thread shape these kernels read a third of the parameters and do
-// less index arithmetic before the first load: 0.1-0.2 us per call under CUDA-graph replay at
-// 16-256 tokens on an H200 (docs/kvref/performance.md).
+// kernels with the same thread shape these kernels read half the parameter bytes (a dense copy
+// reads the first 80 of DecodeParams' 120; the general kernels' block is 160) and do less index
+// arithmetic before the first load: 0.1-0.2 us per call under CUDA-graph replay at 16-256
+// tokens on an H200 (docs/kvref/performance.md).
 template <bool kDense>
 KVREF_DEVICE inline int64_t decode_destination(const DecodeParams& p, int64_t slot) {
   if (kDense) {
