@@ -396,8 +396,18 @@ void bench_launch_host_cost() {
   printf("host cost    kvref_kv_store C API call (1 token, launch included): %.2f us\n", best);
   // What the launch itself costs: the same kernel and parameters launched directly, an empty
   // kernel, and the driver's cuLaunchKernel on the same kernel.
+  // (1 token, dense NHD pages: the plan is the decode kernel with K and V in separate CTAs.)
   const kvref::StorePlan plan = kvref::plan_kv_store(a);
-  const dim3 grid(1, plan.grid_y), block(plan.params.tokens_per_block << plan.params.lanes_log2);
+  if (!plan.decode || !plan.decode_dense || !plan.decode_split_y) {
+    printf("host cost    (the plan is not the dense split decode kernel: launch rows skipped)\n");
+    cudaFree(k);
+    cudaFree(kc);
+    cudaFree(vc);
+    cudaFree(slots);
+    return;
+  }
+  void (*const kernel)(kvref::DecodeParams) = kvref::scatter_copy_decode_kernel<kvref::Vec16, true, true>;
+  const dim3 grid(1, 2), block(1u << plan.dec.lanes_log2);
   auto host_us = [&](auto fn) {
     double b = 1e30;
     for (int r = 0; r < 6; ++r) {
@@ -410,19 +420,19 @@ void bench_launch_host_cost() {
     return b;
   };
   printf("host cost    <<<>>> of the same kernel: %.2f us\n",
-         host_us([&] { kvref::scatter_copy_kernel<kvref::Vec16, 1><<<grid, block>>>(plan.params); }));
+         host_us([&] { kernel<<<grid, block>>>(plan.dec); }));
   printf("host cost    <<<>>> of an empty kernel: %.2f us\n", host_us([&] { empty_kernel<<<1, 32>>>(); }));
   cudaFunction_t fn_rt;
   void* entry = nullptr;
   cudaDriverEntryPointQueryResult q;
-  if (cudaGetFuncBySymbol(&fn_rt, reinterpret_cast<const void*>(kvref::scatter_copy_kernel<kvref::Vec16, 1>)) ==
+  if (cudaGetFuncBySymbol(&fn_rt, reinterpret_cast<const void*>(kernel)) ==
           cudaSuccess &&
       cudaGetDriverEntryPointByVersion("cuLaunchKernel", &entry, 12000, cudaEnableDefault, &q) == cudaSuccess &&
       entry != nullptr) {
     typedef CUresult (*LaunchFn)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
                                  unsigned, CUstream, void**, void**);
     const LaunchFn launch = reinterpret_cast<LaunchFn>(entry);
-    kvref::ScatterParams prm = plan.params;
+    kvref::DecodeParams prm = plan.dec;
     void* args[] = {&prm};
     printf("host cost    cuLaunchKernel of the same kernel: %.2f us\n", host_us([&] {
              launch(reinterpret_cast<CUfunction>(fn_rt), 1, grid.y, 1, block.x, 1, 1, 0, nullptr, args, nullptr);

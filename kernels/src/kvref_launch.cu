@@ -51,8 +51,40 @@ unsigned int blocks_for(int64_t items, int64_t per_block) {
   return static_cast<unsigned int>((items + per_block - 1) / per_block);
 }
 
+kvref_status launch_decode(const kvref::StorePlan& plan, gpu_stream_t s) {
+  using namespace kvref;
+  // Split: grid (tokens, 2), one tensor per CTA; else grid (tokens), K and V halves of a CTA.
+  const bool y = plan.decode_split_y;
+  const dim3 grid(static_cast<unsigned int>(plan.params.num_tokens), y ? 2u : 1u);
+  const dim3 block((y ? 1u : 2u) << plan.dec.lanes_log2);
+  const DecodeParams& d = plan.dec;
+  const bool dense = plan.decode_dense;
+  if (!plan.fp8) {
+    if (dense && y) KVREF_LAUNCH((scatter_copy_decode_kernel<Vec16, true, true>), grid, block, s, d);
+    else if (dense) KVREF_LAUNCH((scatter_copy_decode_kernel<Vec16, true, false>), grid, block, s, d);
+    else if (y) KVREF_LAUNCH((scatter_copy_decode_kernel<Vec16, false, true>), grid, block, s, d);
+    else KVREF_LAUNCH((scatter_copy_decode_kernel<Vec16, false, false>), grid, block, s, d);
+  } else {
+#define KVREF_LAUNCH_FP8_DECODE(src)                                                                 \
+  do {                                                                                               \
+    if (dense && y) KVREF_LAUNCH((scatter_fp8_decode_kernel<src, true, true>), grid, block, s, d);   \
+    else if (dense) KVREF_LAUNCH((scatter_fp8_decode_kernel<src, true, false>), grid, block, s, d);  \
+    else if (y) KVREF_LAUNCH((scatter_fp8_decode_kernel<src, false, true>), grid, block, s, d);      \
+    else KVREF_LAUNCH((scatter_fp8_decode_kernel<src, false, false>), grid, block, s, d);            \
+  } while (0)
+    switch (plan.src_dtype) {
+      case KVREF_DTYPE_F16: KVREF_LAUNCH_FP8_DECODE(KVREF_DTYPE_F16); break;
+      case KVREF_DTYPE_BF16: KVREF_LAUNCH_FP8_DECODE(KVREF_DTYPE_BF16); break;
+      default: KVREF_LAUNCH_FP8_DECODE(KVREF_DTYPE_F32); break;
+    }
+#undef KVREF_LAUNCH_FP8_DECODE
+  }
+  return launch_status();
+}
+
 kvref_status launch_store(const kvref::StorePlan& plan, kvref_stream_t stream) {
   using namespace kvref;
+  if (plan.decode) return launch_decode(plan, static_cast<gpu_stream_t>(stream));
   const int64_t tpb = tokens_per_block(plan);
   const int64_t blocks = (plan.params.num_tokens + tpb - 1) / tpb;
   if (blocks > 0x7fffffff) return KVREF_ERROR_INVALID_VALUE;

@@ -21,6 +21,12 @@ struct StorePlan {
   bool fp8;
   int src_dtype;
   int vector_bytes;  // copy: 16/8/4/2/1; fp8: 8 (elements per unit) or 1
+  // Decode-sized K/V store with contiguous rows: the scatter_*_decode_kernel family, one CTA
+  // per token (grid num_tokens x 1, 2 << decode.lanes_log2 threads), instead of `params`.
+  bool decode;
+  bool decode_dense;    // pages without gaps: the entry of a slot is slot * slot stride
+  bool decode_split_y;  // K and V in separate CTAs (grid num_tokens x 2, 1 << lanes_log2 threads)
+  DecodeParams dec;
 };
 
 inline bool multiple_of(int64_t v, int64_t a) { return v % a == 0; }
@@ -53,13 +59,16 @@ inline uint32_t log2_ceil(uint64_t v) {
 // Kernel variant, threads per token and tokens per CTA, as measured on an H200 (kvref_bench
 // --explore; docs/kvref/performance.md).
 //
-// Decode-sized batches (< kWideTokens): one unit per thread and a kernel without unrolling
-// (the shortest chain from launch to store), up to 256 threads per token; up to
+// Decode-sized batches (< kWideTokens) that the decode kernels do not take (per-head rows as in
+// HND, narrower vectors, records; see plan_decode): one unit per thread and a kernel without
+// unrolling (the shortest chain from launch to store), up to 256 threads per token; up to
 // kSplitTokens tokens, K and V in separate CTAs (blockIdx.y), one token per CTA; above, K and V
 // in the same thread, two tokens per CTA.
 // Prefill-sized batches: K and V in the same thread; bf16/f16/f32 copies about 2 units per
-// thread (unroll 4) in 128-thread CTAs; the fp8 store about 4 units per thread (unroll 2) in
-// 64-thread CTAs; records about 2.5 units per thread (unroll 4) in 128-thread CTAs.
+// thread (unroll 4) in 128-thread CTAs; the fp8 store about 4 units per thread (8 for rows of
+// one head: HND), unroll 2, in 64-thread CTAs; records about 2.5 units per thread (the nearest
+// power of two of lanes: 32 for 72-vector bf16 MLA records, 16 for 41-vector fp8 ones),
+// unroll 4, in 64-thread CTAs.
 // Vectors narrower than 16 bytes (unaligned inputs) use the unroll-4 kernels throughout.
 constexpr int64_t kSplitTokens = 512;
 
@@ -88,14 +97,17 @@ inline void plan_threads(StorePlan& plan) {
   } else {
     uint64_t target;  // units per thread, x2
     uint32_t threads;
+    bool nearest = false;  // lanes: the power of two nearest to units / (target / 2), else below
     if (plan.fp8) {
-      target = 8;
+      // Rows of one head (HND, or heads apart): ~8 units per thread, else ~4.
+      target = p.num_heads > 1 ? 16 : 8;
       threads = 64;
       plan.unroll = 2;
     } else if (plan.num_tensors == 1) {
       target = 5;
-      threads = 128;
+      threads = 64;
       plan.unroll = 4;
+      nearest = true;
     } else {
       target = 4;
       threads = 128;
@@ -103,6 +115,7 @@ inline void plan_threads(StorePlan& plan) {
     }
     const uint64_t want = units * 2 / target;
     l = log2_floor(want > 0 ? want : 1);
+    if (nearest && want * 2 >= (uint64_t(3) << l)) ++l;
     if (l < 2) l = 2;
     if (l > max_log2) l = max_log2;
     tpb = (uint64_t(1) << l) >= threads ? 1 : static_cast<int64_t>(threads >> l);
@@ -115,6 +128,48 @@ inline void plan_threads(StorePlan& plan) {
 
 inline int tokens_per_block(const StorePlan& plan) {
   return static_cast<int>(plan.params.tokens_per_block);
+}
+
+// Decode-sized K/V stores (fewer than kDecodeTokens tokens) whose rows are contiguous on both
+// sides (the heads merged into one row: NHD) and wide (16-byte vectors, 8-element fp8 units)
+// go to the decode kernels, one unit per thread and up to 256 threads per tensor row.  Up to
+// kDecodeSplitTokens tokens K and V go to separate CTAs (blockIdx.y: twice the SMs at work
+// while there are fewer CTAs than SMs), above that one CTA per token holds K in one half of its
+// threads and V in the other.  fp8 from kDecodeFp8PairTokens tokens: two units per thread
+// (the quantiser's arithmetic, not memory, is then the limit).  Thresholds from
+// decode_explore runs on the H200 (docs/kvref/performance.md).
+constexpr int64_t kDecodeTokens = kWideTokens;
+constexpr int64_t kDecodeSplitTokens = 32;
+constexpr int64_t kDecodeFp8PairTokens = 1024;
+
+inline void plan_decode(StorePlan& plan) {
+  const ScatterParams& p = plan.params;
+  const bool wide_vectors = plan.fp8 ? plan.vector_bytes == 8 : plan.vector_bytes == 16;
+  plan.decode = p.num_tokens < kDecodeTokens && plan.num_tensors == 2 && p.num_heads == 1 && wide_vectors;
+  plan.decode_dense = false;
+  plan.decode_split_y = false;
+  if (!plan.decode) return;
+  DecodeParams& d = plan.dec;
+  d.slot_mapping = p.slot_mapping;
+  for (int t = 0; t < 2; ++t) {
+    d.src[t] = p.tensor[t].src;
+    d.dst[t] = p.tensor[t].dst;
+    d.src_token_stride[t] = p.tensor[t].src_token_stride;
+    d.scale[t] = p.tensor[t].scale;
+  }
+  d.num_slots = p.num_slots;
+  d.dst_slot_stride = p.dst_slot_stride;
+  d.units_per_row = p.units_per_row;
+  uint32_t l = log2_ceil(p.units_per_row);
+  if (l > 8) l = 8;
+  if (plan.fp8 && p.num_tokens >= kDecodeFp8PairTokens && l > 5) --l;
+  d.lanes_log2 = l;
+  plan.decode_split_y = p.num_tokens <= kDecodeSplitTokens;
+  d.page_size = p.page_size;
+  d.dst_page_stride = p.dst_page_stride;
+  d.page_magic = p.page_magic;
+  // page_size * slot stride cannot overflow: validation bounds the cache's byte size.
+  plan.decode_dense = p.dst_page_stride == p.page_size * p.dst_slot_stride;
 }
 
 inline StorePlan plan_kv_store(const kvref_kv_store_args& a) {
@@ -191,6 +246,7 @@ inline StorePlan plan_kv_store(const kvref_kv_store_args& a) {
     p.units_per_row = static_cast<uint32_t>(row_elems / plan.vector_bytes);
   }
   plan_threads(plan);
+  plan_decode(plan);
   return plan;
 }
 
@@ -221,6 +277,9 @@ inline StorePlan plan_record_store(const kvref_record_store_args& a) {
   plan.vector_bytes = widest_vector(v, 4, a.record_bytes);
   p.units_per_row = static_cast<uint32_t>(a.record_bytes / plan.vector_bytes);
   plan_threads(plan);
+  plan.decode = false;
+  plan.decode_dense = false;
+  plan.decode_split_y = false;
   return plan;
 }
 

@@ -237,12 +237,16 @@ void test_kv_store_random(std::mt19937_64& rng) {
           const int ce = kvref_dtype_size(cd);
           const int bs = block_sizes[case_id % 3];
           // Every fourth case is prefill-sized (>= 2,048 tokens: the wide-thread plan), the rest
-          // decode-sized (one vector per thread, tokens spread over CTAs).
+          // decode-sized (the decode kernels for NHD rows: K and V in separate CTAs up to 32
+          // tokens, in CTA halves above, two fp8 units per thread from 1,024 tokens).  Prefill
+          // cases and every other decode case have pages with a gap (the decode kernel's page
+          // division), the others dense pages (slot * slot stride).
           const int64_t T = (case_id % 4 == 0) ? 2048 + static_cast<int64_t>(rng() % 3000)
-                                               : 1 + static_cast<int64_t>(rng() % 300);
+                            : (case_id % 4 == 3) ? 1024 + static_cast<int64_t>(rng() % 1024)
+                                                 : 1 + static_cast<int64_t>(rng() % 300);
           const int64_t num_blocks = (T + bs - 1) / bs * 2 + 3;
           const int64_t page_elems = static_cast<int64_t>(bs) * s.heads * s.head_size;
-          const int64_t block_stride = (case_id % 4 == 0) ? page_elems + 8 : 0;
+          const int64_t block_stride = (case_id % 2 == 0) ? page_elems + 8 : 0;
           const int64_t page_stride = block_stride ? block_stride : page_elems;
           const int64_t cache_elems = num_blocks * page_stride;
           const int64_t head_stride = s.head_size + s.extra_head;

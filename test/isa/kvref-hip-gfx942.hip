@@ -82,23 +82,40 @@ extern "C" KVREF_GLOBAL void narrow_dest(const kvref::ScatterParams p, const int
 }
 
 // The library's kernels (the instantiations kvref_launch.cu launches for 16-byte vectors and
-// bf16 -> fp8): each forms its offsets with 64-bit multiply-adds.
+// bf16 -> fp8, prefill- and decode-sized): each forms its offsets with 64-bit multiply-adds.
 template KVREF_GLOBAL void kvref::scatter_copy_kernel<kvref::Vec16, 2, 4, true>(const kvref::ScatterParams);
 template KVREF_GLOBAL void kvref::scatter_copy_kernel<kvref::Vec16, 1, 1, true>(const kvref::ScatterParams);
 template KVREF_GLOBAL void kvref::scatter_fp8_vec_kernel<KVREF_DTYPE_BF16, 2, 2, true>(const kvref::ScatterParams);
+template KVREF_GLOBAL void kvref::scatter_copy_decode_kernel<kvref::Vec16, true, false>(const kvref::DecodeParams);
+template KVREF_GLOBAL void kvref::scatter_copy_decode_kernel<kvref::Vec16, false, true>(const kvref::DecodeParams);
+template KVREF_GLOBAL void kvref::scatter_fp8_decode_kernel<KVREF_DTYPE_BF16, true, false>(const kvref::DecodeParams);
 // LIB-LABEL: {{^}}_ZN5kvref19slot_mapping_kernelE23kvref_slot_mapping_args:
 // LIB: v_mad_u64_u32
 // LIB: global_store_dwordx2
 // LIB: s_endpgm
-// LIB-LABEL: {{^}}_ZN5kvref19scatter_copy_kernelINS_5Vec16ELi2ELi4ELb1EEEvNS_13ScatterParamsE:
+// LIB-LABEL: {{^}}_ZN5kvref19scatter_copy_kernelINS_5Vec16ELi2ELi4ELb1ELb0EEEvNS_13ScatterParamsE:
 // LIB: v_mad_u64_u32
 // LIB: global_store_dwordx4
 // LIB: s_endpgm
-// LIB-LABEL: {{^}}_ZN5kvref19scatter_copy_kernelINS_5Vec16ELi1ELi1ELb1EEEvNS_13ScatterParamsE:
+// LIB-LABEL: {{^}}_ZN5kvref19scatter_copy_kernelINS_5Vec16ELi1ELi1ELb1ELb0EEEvNS_13ScatterParamsE:
 // LIB: v_mad_u64_u32
 // LIB: global_store_dwordx4
 // LIB: s_endpgm
-// LIB-LABEL: {{^}}_ZN5kvref22scatter_fp8_vec_kernelILi1ELi2ELi2ELb1EEEvNS_13ScatterParamsE:
+// LIB-LABEL: {{^}}_ZN5kvref22scatter_fp8_vec_kernelILi1ELi2ELi2ELb1ELi8EEEvNS_13ScatterParamsE:
 // LIB: v_mad_u64_u32
+// LIB: global_store_dwordx2
+// LIB: s_endpgm
+// The decode kernels take the slot from a uniform load: its products are scalar 64-bit ones
+// (the high half from s_mul_hi_u32).
+// LIB-LABEL: {{^}}_ZN5kvref26scatter_copy_decode_kernelINS_5Vec16ELb1ELb0EEEvNS_12DecodeParamsE:
+// LIB: s_mul_hi_u32
+// LIB: global_store_dwordx4
+// LIB: s_endpgm
+// LIB-LABEL: {{^}}_ZN5kvref26scatter_copy_decode_kernelINS_5Vec16ELb0ELb1EEEvNS_12DecodeParamsE:
+// LIB: s_mul_hi_u32
+// LIB: global_store_dwordx4
+// LIB: s_endpgm
+// LIB-LABEL: {{^}}_ZN5kvref25scatter_fp8_decode_kernelILi1ELb1ELb0EEEvNS_12DecodeParamsE:
+// LIB: s_mul_hi_u32
 // LIB: global_store_dwordx2
 // LIB: s_endpgm

@@ -8,9 +8,10 @@
 // thread issues its loads - the slot, the fp8 scales and its 16-byte (or narrower, by
 // alignment) source vectors - before its first store, so a token waits for one memory round
 // trip, not two.  The host picks the kernel variant (unroll; K and V in one thread or in
-// separate CTAs by blockIdx.y), the group size and the tokens per CTA (src/plan.h): decode-sized
-// batches one vector per thread, spread over the SMs; prefill-sized batches 2-4 vectors per
-// thread in 64/128-thread CTAs.
+// separate CTAs by blockIdx.y), the group size and the tokens per CTA (src/plan.h): prefill-sized
+// batches 2-4 vectors per thread in 64/128-thread CTAs.  Decode-sized K/V stores with
+// contiguous (NHD) rows use the scatter_*_decode_kernel family below instead: one vector per
+// thread, one CTA per token (or per token and tensor), a smaller parameter block.
 #ifndef KVREF_KV_STORE_CUH
 #define KVREF_KV_STORE_CUH
 
@@ -53,6 +54,25 @@ struct ScatterParams {
   uint32_t units_per_row;       // vectors (copy) or element groups (fp8) per row
   uint32_t lanes_log2;          // threads per token = 1 << lanes_log2 (0..8)
   uint32_t tokens_per_block;    // tokens per CTA (blockDim.x = tokens_per_block << lanes_log2)
+};
+
+// Parameters of the decode-sized K/V store kernels (scatter_*_decode_kernel): only what they
+// read, the fields every call reads first (a kernel's parameters are fetched through the
+// constant cache of each SM it runs on).
+struct DecodeParams {
+  const int64_t* slot_mapping;  // [num_tokens], one CTA per token
+  const unsigned char* src[2];  // K, V
+  unsigned char* dst[2];
+  int64_t src_token_stride[2];  // bytes
+  int64_t num_slots;            // slots at or past it are skipped
+  int64_t dst_slot_stride;      // bytes
+  uint32_t units_per_row;       // 16-byte vectors (copy) or 8-element units (fp8) per row
+  uint32_t lanes_log2;          // threads per row (K or V) = 1 << lanes_log2
+  const float* scale[2];        // fp8 only
+  // Pages with a gap (dst_page_stride > page_size * dst_slot_stride) only:
+  int64_t page_size;
+  int64_t dst_page_stride;      // bytes
+  uint64_t page_magic;
 };
 
 // Lemire's multiply-high division: for page_size d > 1 and magic = ceil(2^64 / d),
@@ -104,6 +124,16 @@ KVREF_DEVICE inline Vec8 load_early(const Vec8* p) {
   return v;
 }
 template <bool kNc>
+KVREF_DEVICE inline uint32_t load_early(const uint32_t* p) {
+  uint32_t v;
+  if (kNc) {
+    asm volatile("ld.global.nc.u32 %0, [%1];" : "=r"(v) : "l"(p));
+  } else {
+    asm volatile("ld.global.u32 %0, [%1];" : "=r"(v) : "l"(p));
+  }
+  return v;
+}
+template <bool kNc>
 KVREF_DEVICE inline float load_early(const float* p) {
   float v;
   if (kNc) {
@@ -125,6 +155,20 @@ KVREF_DEVICE inline int64_t load_early(const int64_t* p) {
 }
 #endif
 
+// A vector store; kStream: with the evict-first (".cs", streaming) cache hint on CUDA.
+template <bool kStream, typename V>
+KVREF_DEVICE inline void store_vec(V* p, const V& v) {
+#if defined(KVREF_CUDA) && defined(__CUDA_ARCH__)
+  if (kStream && sizeof(V) == 16) {
+    const Vec16& w = reinterpret_cast<const Vec16&>(v);
+    asm volatile("st.global.cs.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(p), "r"(w.x), "r"(w.y), "r"(w.z), "r"(w.w)
+                 : "memory");
+    return;
+  }
+#endif
+  *p = v;
+}
+
 // 64-bit division of a slot by the page size (slots at or past 2^32, or page size 1), out of
 // line.
 KVREF_DEVICE inline KVREF_NOINLINE int64_t slot_page_wide(int64_t slot, int64_t page_size) {
@@ -136,7 +180,8 @@ KVREF_DEVICE inline KVREF_NOINLINE int64_t slot_page_wide(int64_t slot, int64_t 
 
 // Offset of token `slot`'s entry in a cache, or -1 when the slot is skipped (pad or past the
 // last page).  Slots below 2^32 divide by the page size with one multiply-high.
-KVREF_DEVICE inline int64_t slot_destination(const ScatterParams& p, int64_t slot) {
+template <typename P>
+KVREF_DEVICE inline int64_t paged_destination(const P& p, int64_t slot) {
   if (slot < 0 || slot >= p.num_slots) return -1;
   int64_t page;
   if (p.page_magic != 0 && static_cast<uint64_t>(slot) <= 0xffffffffull) {
@@ -147,29 +192,49 @@ KVREF_DEVICE inline int64_t slot_destination(const ScatterParams& p, int64_t slo
   const int64_t in_page = slot - page * p.page_size;
   return page_offset(page, p.dst_page_stride) + page_offset(in_page, p.dst_slot_stride);
 }
+KVREF_DEVICE inline int64_t slot_destination(const ScatterParams& p, int64_t slot) {
+  return paged_destination(p, slot);
+}
+
+// How the threads of a store kernel share K and V (the kernels' kMode parameter):
+//   kBoth      (2): a thread moves its units of K and of V;
+//   kByBlockY  (1): blockIdx.y selects the tensor (K/V in separate CTAs; the record store);
+//   kLaneSplit (3): a token has 2 << lanes_log2 threads, the low half moves K, the high half V
+//                   (one CTA holds both tensors of its tokens: half the CTAs of kByBlockY).
+constexpr int kByBlockY = 1;
+constexpr int kBoth = 2;
+constexpr int kLaneSplit = 3;
+// Tensors each thread moves.
+KVREF_HOST_DEVICE constexpr int tensors_per_thread(int mode) { return mode == kBoth ? 2 : 1; }
 
 // Token handled by this thread (-1 past the end), and its lane in the token's thread group.
+template <int kMode>
 KVREF_DEVICE inline int64_t store_token(const ScatterParams& p, uint32_t& lane) {
   lane = dev::thread_x() & ((1u << p.lanes_log2) - 1u);
+  const uint32_t group_log2 = p.lanes_log2 + (kMode == kLaneSplit ? 1u : 0u);
   const int64_t token =
-      page_offset(dev::block_x(), p.tokens_per_block) + (dev::thread_x() >> p.lanes_log2);
+      page_offset(dev::block_x(), p.tokens_per_block) + (dev::thread_x() >> group_log2);
   return token < p.num_tokens ? token : -1;
 }
 
-// Tensor t of the kTensors a thread moves: with kTensors == 2 both K and V (t = 0, 1); with
-// kTensors == 1 the one the CTA's blockIdx.y selects (K/V split over CTAs, or the record store).
-template <int kTensors>
+// Tensor t of the tensors a thread moves: with kBoth K and V (t = 0, 1); with kByBlockY the
+// one the CTA's blockIdx.y selects; with kLaneSplit the one the thread's half of its token's
+// group selects.
+template <int kMode>
 KVREF_DEVICE inline const ScatterTensor& store_tensor(const ScatterParams& p, int t) {
-  if (kTensors == 2) return p.tensor[t];
+  if (kMode == kBoth) return p.tensor[t];
+  if (kMode == kLaneSplit) return ((dev::thread_x() >> p.lanes_log2) & 1u) != 0 ? p.tensor[1] : p.tensor[0];
   return dev::block_y() != 0 ? p.tensor[1] : p.tensor[0];
 }
 
-// Plain copy of kTensors tensors per thread, kU vectors per tensor and iteration; V is the
-// widest vector type that the alignment of every pointer and stride allows.
-template <typename V, int kTensors, int kU = kStoreVectors / kTensors, bool kNc = true>
+// Plain copy, K and V shared among threads as kMode says, kU vectors per tensor and iteration;
+// V is the widest vector type that the alignment of every pointer and stride allows.
+template <typename V, int kMode, int kU = kStoreVectors / tensors_per_thread(kMode), bool kNc = true,
+          bool kStreamStore = false>
 KVREF_GLOBAL void scatter_copy_kernel(const ScatterParams p) {
+  constexpr int kTensors = tensors_per_thread(kMode);
   uint32_t lane;
-  const int64_t token = store_token(p, lane);
+  const int64_t token = store_token<kMode>(p, lane);
   if (token < 0) return;
   const int64_t slot = load_early<kNc>(p.slot_mapping + token);  // in flight with the rows below
   const uint32_t lanes = 1u << p.lanes_log2;
@@ -180,7 +245,7 @@ KVREF_GLOBAL void scatter_copy_kernel(const ScatterParams p) {
   int64_t src_head_stride[kTensors];
 #pragma unroll
   for (int t = 0; t < kTensors; ++t) {
-    const ScatterTensor& tt = store_tensor<kTensors>(p, t);
+    const ScatterTensor& tt = store_tensor<kMode>(p, t);
     src[t] = tt.src + page_offset(token, tt.src_token_stride);
     dst_base[t] = tt.dst;
     src_head_stride[t] = tt.src_head_stride;
@@ -210,7 +275,7 @@ KVREF_GLOBAL void scatter_copy_kernel(const ScatterParams p) {
       if (i < total) {
 #pragma unroll
         for (int t = 0; t < kTensors; ++t) {
-          *reinterpret_cast<V*>(dst_base[t] + dst + dst_off[u]) = r[t][u];
+          store_vec<kStreamStore>(reinterpret_cast<V*>(dst_base[t] + dst + dst_off[u]), r[t][u]);
         }
       }
     }
@@ -265,13 +330,13 @@ KVREF_DEVICE inline float src_to_float(typename SrcElem<kSrc>::raw r) {
   return SrcElem<kSrc>::to_float(r);
 }
 
-// The 8 source elements of a unit, held as raw words w[] (2-byte sources: 4 words; 4-byte
-// sources: 8 words), as floats.
-template <int kSrc>
-KVREF_DEVICE inline void unit_floats(const uint32_t* w, float (&x)[8]) {
+// The kElems source elements of a unit, held as raw words w[] (2-byte sources: two per word;
+// 4-byte sources: one), as floats.
+template <int kSrc, int kElems>
+KVREF_DEVICE inline void unit_floats(const uint32_t* w, float (&x)[kElems]) {
   typedef typename SrcElem<kSrc>::raw Raw;
 #pragma unroll
-  for (int e = 0; e < 8; ++e) {
+  for (int e = 0; e < kElems; ++e) {
     Raw r;
     if (sizeof(Raw) == 2) {
       r = static_cast<Raw>((w[e / 2] >> (16 * (e % 2))) & 0xffffu);
@@ -289,9 +354,11 @@ KVREF_DEVICE inline void unit_floats(const uint32_t* w, float (&x)[8]) {
 // With inv = RN(1 / scale), q0 = RN(x * inv) is within 1 ulp of x / scale, the residual
 // r = x - q0 * scale is exact in one FMA, and RN(q0 + r * inv) is the correctly rounded quotient
 // (Markstein's theorem; it needs no underflow, which holds wherever e4m3 can tell values apart:
-// |x / scale| >= 2^-10 with scale >= 2^-60 keeps every intermediate normal).  r == 0 keeps q0
-// (the quotient is exact; this also keeps the sign of -0).  Units holding a NaN or an infinity,
-// or whose quotient overflows, take the reference path.  Checked against the reference for
+// |x / scale| >= 2^-10 with scale >= 2^-60 keeps every intermediate normal); the residual is
+// formed negated so that zeros keep their sign (see below).  A unit holding a NaN or an infinity, or one whose q0
+// overflows, yields a NaN quotient (inf - inf or inf * 0 on the way) and takes the reference
+// path; a finite q0 whose corrected quotient overflows gives +-inf, which the saturating
+// conversion maps to +-448 as the reference does.  Checked against the reference for
 // every bf16 and f16 value and 2^20 random f32 values at ten scales on the GPU
 // (kvref_gpu_tests), and for 3,000 random scales on the host during development.
 // The reference conversion of a unit (IEEE division), out of line on the GPU (arguments by
@@ -308,50 +375,110 @@ KVREF_DEVICE inline KVREF_NOINLINE Vec8 quantize_unit_reference(float x0, float 
   return o;
 }
 
-KVREF_DEVICE inline Vec8 quantize_unit(const float (&x)[8], const Fp8Scale& s) {
+// kElems (2, 4 or 8) fp8 bytes, element e in byte e of the result.  A NaN quotient (from a NaN
+// or infinite x, or a q0 that overflows) converts to 0x7f or 0xff, bytes no finite quotient
+// gives (the saturating conversion stops at 0x7e): such units take the reference path, found
+// by testing the packed bytes (kNanBytes; a few integer operations per unit) or, as before,
+// every quotient (!kNanBytes; kept for kvref_bench --explore).
+template <int kElems, bool kNanBytes = true>
+KVREF_DEVICE inline uint64_t quantize_unit(const float (&x)[kElems], const Fp8Scale& s) {
 #if defined(KVREF_CUDA) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 890
   if (s.inv != 0.0f) {
-    float q[8];
+    float q[kElems];
     bool special = false;
 #pragma unroll
-    for (int e = 0; e < 8; ++e) {
+    for (int e = 0; e < kElems; ++e) {
+      // nr = q0 * scale - x = -r, exactly; q = q0 + r * inv = RN(-nr * inv + q0).  Written
+      // with -nr rather than r, the zeros come out signed as the quotient: x = -0 gives
+      // q0 = -0, nr = +0 and q = -0 * inv + -0 = -0 (with r, +0 + -0 = +0).  No branch, no
+      // select: the negations are free operand modifiers of the FMAs.
       const float q0 = __fmul_rn(x[e], s.inv);
-      const float r = __fmaf_rn(-q0, s.scale, x[e]);
-      q[e] = r != 0.0f ? __fmaf_rn(r, s.inv, q0) : q0;
-      special = special || (float_bits(q[e]) & 0x7fffffffu) >= 0x7f800000u;
+      const float nr = __fmaf_rn(q0, s.scale, -x[e]);
+      q[e] = __fmaf_rn(-nr, s.inv, q0);
+      if (!kNanBytes) special = special || q[e] != q[e];
     }
-    if (!special) {
-      Vec8 o;
-      o.x = 0;
-      o.y = 0;
+    uint32_t lo = 0, hi = 0;
 #pragma unroll
-      for (int e = 0; e < 4; e += 2) {
-        unsigned short lo, hi;
-        asm("cvt.rn.satfinite.e4m3x2.f32 %0, %1, %2;" : "=h"(lo) : "f"(q[e + 1]), "f"(q[e]));
-        asm("cvt.rn.satfinite.e4m3x2.f32 %0, %1, %2;" : "=h"(hi) : "f"(q[e + 5]), "f"(q[e + 4]));
-        o.x |= static_cast<uint32_t>(lo) << (8 * e);
-        o.y |= static_cast<uint32_t>(hi) << (8 * e);
-      }
-      return o;
+    for (int e = 0; e < kElems; e += 2) {
+      unsigned short pair;
+      asm("cvt.rn.satfinite.e4m3x2.f32 %0, %1, %2;" : "=h"(pair) : "f"(q[e + 1]), "f"(q[e]));
+      if (e < 4) lo |= static_cast<uint32_t>(pair) << (8 * e);
+      else hi |= static_cast<uint32_t>(pair) << (8 * (e - 4));
     }
+    if (kNanBytes) {
+      // A byte b with (b & 0x7f) == 0x7f becomes 0x80 after the add; no carry crosses bytes.
+      const uint32_t m = 0x7f7f7f7fu;
+      special = ((((lo & m) + 0x01010101u) | ((hi & m) + 0x01010101u)) & 0x80808080u) != 0;
+    }
+    if (!special) return static_cast<uint64_t>(lo) | (static_cast<uint64_t>(hi) << 32);
   }
 #endif
-  return quantize_unit_reference(x[0], x[1], x[2], x[3], x[4], x[5], x[6], x[7], s.scale);
+  float y[8];
+#pragma unroll
+  for (int e = 0; e < 8; ++e) y[e] = e < kElems ? x[e % kElems] : 0.0f;
+  const Vec8 o = quantize_unit_reference(y[0], y[1], y[2], y[3], y[4], y[5], y[6], y[7], s.scale);
+  return static_cast<uint64_t>(o.x) | (static_cast<uint64_t>(o.y) << 32);
 }
 
-// Quantising K/V store to an fp8 e4m3 cache, 8 elements per unit (16-byte aligned sources,
-// 8-byte aligned destinations), kTensors tensors per thread (2: K and V; 1: blockIdx.y picks).
-// All loads first (slot, K, V), then convert + store.
+// A unit's source bytes (kBytes = elements x source size: 4..32) as the fewest aligned loads,
+// and its fp8 destination (kElems bytes) as one store.
+template <int kBytes>
+struct UnitLoad {
+  typedef Vec16 T;  // 16 and 32 bytes
+  static constexpr int kCount = kBytes / 16;
+};
+template <>
+struct UnitLoad<8> {
+  typedef Vec8 T;
+  static constexpr int kCount = 1;
+};
+template <>
+struct UnitLoad<4> {
+  typedef uint32_t T;
+  static constexpr int kCount = 1;
+};
+KVREF_DEVICE inline void to_words(const Vec16& v, uint32_t* w) {
+  w[0] = v.x;
+  w[1] = v.y;
+  w[2] = v.z;
+  w[3] = v.w;
+}
+KVREF_DEVICE inline void to_words(const Vec8& v, uint32_t* w) {
+  w[0] = v.x;
+  w[1] = v.y;
+}
+KVREF_DEVICE inline void to_words(uint32_t v, uint32_t* w) { w[0] = v; }
+KVREF_DEVICE inline void store_fp8_unit(unsigned char* d, uint64_t q, int elems) {
+  if (elems == 8) {
+    Vec8 o;
+    o.x = static_cast<uint32_t>(q);
+    o.y = static_cast<uint32_t>(q >> 32);
+    *reinterpret_cast<Vec8*>(d) = o;
+  } else if (elems == 4) {
+    *reinterpret_cast<uint32_t*>(d) = static_cast<uint32_t>(q);
+  } else {
+    *reinterpret_cast<uint16_t*>(d) = static_cast<uint16_t>(q);
+  }
+}
+
+// Quantising K/V store to an fp8 e4m3 cache, kElems (8, 4 or 2) elements per unit (sources
+// aligned to a unit's bytes, destinations to kElems bytes), K and V shared among threads as
+// kMode says.  All loads first (slot, scales, K, V), then convert + store.
 // Units per tensor and iteration of the fp8 kernel by default: kStoreVectors 16-byte loads over
 // K and V.
 constexpr int fp8_default_unroll(int src_dtype) { return src_dtype == 2 ? kStoreVectors / 4 : kStoreVectors / 2; }
 
-template <int kSrc, int kTensors, int kU = fp8_default_unroll(kSrc), bool kNc = true>
+template <int kSrc, int kMode, int kU = fp8_default_unroll(kSrc), bool kNc = true, int kElems = 8>
 KVREF_GLOBAL void scatter_fp8_vec_kernel(const ScatterParams p) {
   typedef typename SrcElem<kSrc>::raw Raw;
-  constexpr int kLoads = static_cast<int>(sizeof(Raw)) / 2;  // Vec16 loads per unit
+  constexpr int kTensors = tensors_per_thread(kMode);
+  constexpr int kBytes = kElems * static_cast<int>(sizeof(Raw));
+  typedef UnitLoad<kBytes> Load;
+  typedef typename Load::T LoadT;
+  constexpr int kLoads = Load::kCount;
+  constexpr int kWords = kBytes / 4;
   uint32_t lane;
-  const int64_t token = store_token(p, lane);
+  const int64_t token = store_token<kMode>(p, lane);
   if (token < 0) return;
   const int64_t slot = load_early<kNc>(p.slot_mapping + token);
   const uint32_t lanes = 1u << p.lanes_log2;
@@ -363,7 +490,7 @@ KVREF_GLOBAL void scatter_fp8_vec_kernel(const ScatterParams p) {
   float scale_value[kTensors];
 #pragma unroll
   for (int t = 0; t < kTensors; ++t) {
-    const ScatterTensor& tt = store_tensor<kTensors>(p, t);
+    const ScatterTensor& tt = store_tensor<kMode>(p, t);
     src[t] = tt.src + page_offset(token, tt.src_token_stride);
     dst_base[t] = tt.dst;
     src_head_stride[t] = tt.src_head_stride;
@@ -372,18 +499,18 @@ KVREF_GLOBAL void scatter_fp8_vec_kernel(const ScatterParams p) {
   int64_t dst = -2;
   Fp8Scale scale[kTensors];
   for (uint32_t base = lane; base < total; base += lanes * kU) {
-    Vec16 r[kTensors][kU][kLoads];
+    LoadT r[kTensors][kU][kLoads];
     int64_t dst_off[kU];
 #pragma unroll
     for (int u = 0; u < kU; ++u) {
       const uint32_t i = base + static_cast<uint32_t>(u) * lanes;
       const uint32_t h = p.num_heads == 1 ? 0u : i / upr;
-      const int64_t c = static_cast<int64_t>(i - h * upr) * 8;
+      const int64_t c = static_cast<int64_t>(i - h * upr) * kElems;
       dst_off[u] = page_offset(h, p.dst_head_stride) + c;
       if (i < total) {
 #pragma unroll
         for (int t = 0; t < kTensors; ++t) {
-          const Vec16* q = reinterpret_cast<const Vec16*>(
+          const LoadT* q = reinterpret_cast<const LoadT*>(
               src[t] + page_offset(h, src_head_stride[t]) + c * static_cast<int64_t>(sizeof(Raw)));
 #pragma unroll
           for (int k = 0; k < kLoads; ++k) r[t][u][k] = load_early<kNc>(q + k);
@@ -402,20 +529,98 @@ KVREF_GLOBAL void scatter_fp8_vec_kernel(const ScatterParams p) {
       if (i < total) {
 #pragma unroll
         for (int t = 0; t < kTensors; ++t) {
-          uint32_t w[4 * kLoads];
+          uint32_t w[kWords];
 #pragma unroll
-          for (int k = 0; k < kLoads; ++k) {
-            w[4 * k + 0] = r[t][u][k].x;
-            w[4 * k + 1] = r[t][u][k].y;
-            w[4 * k + 2] = r[t][u][k].z;
-            w[4 * k + 3] = r[t][u][k].w;
-          }
-          float x[8];
-          unit_floats<kSrc>(w, x);
-          *reinterpret_cast<Vec8*>(dst_base[t] + dst + dst_off[u]) = quantize_unit(x, scale[t]);
+          for (int k = 0; k < kLoads; ++k) to_words(r[t][u][k], w + k * (kWords / kLoads));
+          float x[kElems];
+          unit_floats<kSrc, kElems>(w, x);
+          store_fp8_unit(dst_base[t] + dst + dst_off[u], quantize_unit<kElems>(x, scale[t]), kElems);
         }
       }
     }
+  }
+}
+
+// Decode-sized K/V stores (fewer than kWideTokens tokens; every head of a token one contiguous
+// row on both sides, as NHD caches have it; 16-byte vectors or 8-element fp8 units): one CTA
+// per token, whose 2 << lanes_log2 threads are a K half and a V half, one unit per thread (a
+// loop covers rows wider than the half).  kDense: pages follow each other without a gap
+// (dst_page_stride == page_size * dst_slot_stride), so a slot's entry sits at
+// slot * dst_slot_stride and no division by the page size is needed.  Against the general
+// kernels with the same thread shape these kernels read half the parameter bytes (a dense copy
+// reads the first 80 of DecodeParams' 120; the general kernels' block is 160) and do less index
+// arithmetic before the first load: 0.1-0.2 us per call under CUDA-graph replay at 16-256
+// tokens on an H200 (docs/kvref/performance.md).
+template <bool kDense>
+KVREF_DEVICE inline int64_t decode_destination(const DecodeParams& p, int64_t slot) {
+  if (kDense) {
+    if (slot < 0 || slot >= p.num_slots) return -1;
+    return page_offset(slot, p.dst_slot_stride);
+  }
+  return paged_destination(p, slot);
+}
+
+template <typename V, bool kDense, bool kSplitY = false>
+KVREF_GLOBAL void scatter_copy_decode_kernel(const DecodeParams p) {
+  const uint32_t lanes = 1u << p.lanes_log2;
+  // K in the low half of the CTA, V in the high half (kSplitY: K and V in separate CTAs,
+  // blockIdx.y).  The parameters are selected, not indexed: an index into a kernel parameter
+  // array would copy the array to local memory.
+  const bool v = kSplitY ? dev::block_y() != 0 : (dev::thread_x() >> p.lanes_log2) != 0;
+  const uint32_t lane = dev::thread_x() & (lanes - 1u);
+  const int64_t token = dev::block_x();
+  const int64_t slot = load_early<true>(p.slot_mapping + token);  // in flight with the row
+  const V* src = reinterpret_cast<const V*>((v ? p.src[1] : p.src[0]) + page_offset(token, v ? p.src_token_stride[1] : p.src_token_stride[0]));
+  const uint32_t upr = p.units_per_row;
+  V r = V();
+  if (lane < upr) r = load_early<true>(src + lane);
+  const int64_t dst = decode_destination<kDense>(p, slot);
+  if (dst < 0 || lane >= upr) return;
+  V* out = reinterpret_cast<V*>((v ? p.dst[1] : p.dst[0]) + dst);
+  out[lane] = r;
+  for (uint32_t i = lane + lanes; i < upr; i += lanes) out[i] = src[i];
+}
+
+// One 8-element fp8 unit: source words -> e4m3 bytes at d.
+template <int kSrc, int kWords>
+KVREF_DEVICE inline void store_fp8_unit8(unsigned char* d, const uint32_t (&w)[kWords], const Fp8Scale& s) {
+  float x[8];
+  unit_floats<kSrc, 8>(w, x);
+  store_fp8_unit(d, quantize_unit<8>(x, s), 8);
+}
+
+template <int kSrc, bool kDense, bool kSplitY = false>
+KVREF_GLOBAL void scatter_fp8_decode_kernel(const DecodeParams p) {
+  typedef typename SrcElem<kSrc>::raw Raw;
+  constexpr int kLoads = static_cast<int>(sizeof(Raw)) / 2;  // Vec16 loads per unit
+  const uint32_t lanes = 1u << p.lanes_log2;
+  // K in the low half of the CTA, V in the high half (kSplitY: K and V in separate CTAs,
+  // blockIdx.y).  The parameters are selected, not indexed: an index into a kernel parameter
+  // array would copy the array to local memory.
+  const bool v = kSplitY ? dev::block_y() != 0 : (dev::thread_x() >> p.lanes_log2) != 0;
+  const uint32_t lane = dev::thread_x() & (lanes - 1u);
+  const int64_t token = dev::block_x();
+  const int64_t slot = load_early<true>(p.slot_mapping + token);
+  const float scale_value = load_early<true>(v ? p.scale[1] : p.scale[0]);
+  const Vec16* src = reinterpret_cast<const Vec16*>((v ? p.src[1] : p.src[0]) + page_offset(token, v ? p.src_token_stride[1] : p.src_token_stride[0]));
+  const uint32_t upr = p.units_per_row;
+  uint32_t w[4 * kLoads];
+  Vec16 r[kLoads];
+  if (lane < upr) {
+#pragma unroll
+    for (int k = 0; k < kLoads; ++k) r[k] = load_early<true>(src + lane * kLoads + k);
+  }
+  const int64_t dst = decode_destination<kDense>(p, slot);
+  if (dst < 0 || lane >= upr) return;
+  const Fp8Scale s = fp8_scale(scale_value);
+  unsigned char* out = (v ? p.dst[1] : p.dst[0]) + dst;
+#pragma unroll
+  for (int k = 0; k < kLoads; ++k) to_words(r[k], w + 4 * k);
+  store_fp8_unit8<kSrc>(out + static_cast<int64_t>(lane) * 8, w, s);
+  for (uint32_t i = lane + lanes; i < upr; i += lanes) {
+#pragma unroll
+    for (int k = 0; k < kLoads; ++k) to_words(src[i * kLoads + k], w + 4 * k);
+    store_fp8_unit8<kSrc>(out + static_cast<int64_t>(i) * 8, w, s);
   }
 }
 
@@ -424,7 +629,7 @@ template <int kSrc>
 KVREF_GLOBAL void scatter_fp8_scalar_kernel(const ScatterParams p) {
   typedef typename SrcElem<kSrc>::raw Raw;
   uint32_t lane;
-  const int64_t token = store_token(p, lane);
+  const int64_t token = store_token<kBoth>(p, lane);
   if (token < 0) return;
   const int64_t slot = p.slot_mapping[token];
   const uint32_t lanes = 1u << p.lanes_log2;
