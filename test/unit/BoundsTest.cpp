@@ -166,3 +166,92 @@ TEST(Bounds, HostCheckedProducts) {
   const Node *P4 = bin(F, Kind::Mul, P, cst(F, 4));
   EXPECT_EQ(B.of(P4).Hi, int64_t(2147483647) * 4); // the check says nothing of 4x
 }
+
+TEST(Bounds, SelectArmsHoldUnderTheirCondition) {
+  Function F;
+  Envelope E = env();
+  Bounds B(F, E, false);
+  // ok = raw < 1000; pos = ok ? raw : 0 -> pos <= 999; the else arm of
+  // `raw >= 1000 ? 0 : raw` likewise.
+  Node *Raw = load(F, "cu_seqlens");
+  Node *Ok = F.make(Kind::Lt, IntTy::boolean(), Raw, cst(F, 1000));
+  Node *Pos = F.make(Kind::Select, I32, Ok, Raw, cst(F, 0));
+  EXPECT_EQ(B.of(Pos).Hi, 999);
+  Node *Ge = F.make(Kind::Ge, IntTy::boolean(), Raw, cst(F, 1000));
+  Node *Flip = F.make(Kind::Select, I32, Ge, cst(F, 0), Raw);
+  EXPECT_EQ(B.of(Flip).Hi, 999);
+  // The arm's own bound is untouched outside the select.
+  EXPECT_GT(B.of(Raw).Hi, 999);
+}
+
+TEST(Bounds, OnChipArraysHoldWhatWasStoredThere) {
+  Function F;
+  Envelope E = env();
+  Node *Smem = named(F, Kind::Unknown, "s_token", IntTy::pointer());
+  Smem->OnChip = true;
+  Node *Tid = named(F, Kind::ThreadIdx, "threadIdx.x", U32);
+  // s_token[tid] = tid % 7; ... s_token[0]
+  Access St;
+  St.AK = AccessKind::Store;
+  St.Addr = F.make(Kind::PtrAdd, IntTy::pointer(), Smem, Tid);
+  St.Value = bin(F, Kind::Rem, Tid, cst(F, 7, U32), U32);
+  F.Accesses.push_back(St);
+  Node *Back = F.make(Kind::Load, I32, F.make(Kind::PtrAdd, IntTy::pointer(), Smem, cst(F, 0)));
+  Back->ElemTy = I32;
+  Back->Name = "s_token";
+  Bounds B(F, E, false);
+  EXPECT_EQ(B.of(Back).Hi, 6);
+  // A store whose value is not seen (asm, a callee) leaves the default.
+  Function G;
+  Node *Smem2 = named(G, Kind::Unknown, "s_token", IntTy::pointer());
+  Smem2->OnChip = true;
+  Access Opaque;
+  Opaque.AK = AccessKind::Store;
+  Opaque.Addr = G.make(Kind::PtrAdd, IntTy::pointer(), Smem2, cst(G, 0));
+  G.Accesses.push_back(Opaque);
+  Node *Back2 = G.make(Kind::Load, I32, G.make(Kind::PtrAdd, IntTy::pointer(), Smem2, cst(G, 1)));
+  Back2->ElemTy = I32;
+  Back2->Name = "s_token";
+  Bounds B2(G, E, false);
+  EXPECT_EQ(B2.of(Back2).Hi, E.byKey("Tokens")->Max - 1); // by its name
+}
+
+TEST(Bounds, GridsOverProductsOfNames) {
+  Function F;
+  Envelope E = env();
+  Bounds B(F, E, false);
+  // grid (NT, B * H): i_bh < B * H, i_bh // H < B.
+  Node *Bh = named(F, Kind::LaunchIdx, "program_id(1)");
+  Bh->Hint.BoundBy = "B*H";
+  EXPECT_EQ(B.of(Bh).Hi, 4096 * 128 - 1);
+  const Node *IB = bin(F, Kind::Div, Bh, named(F, Kind::Symbolic, "H"));
+  EXPECT_EQ(B.of(IB).Hi, 4095 - 1);
+  // bos = i_b * T is a token of the batch (Requests x SeqLen -> Tokens), so
+  // bos * H stays below 2^31.
+  const Node *Bos = bin(F, Kind::Mul, IB, named(F, Kind::Param, "T"));
+  EXPECT_LE(B.of(Bos).Hi, 1048576);
+  EXPECT_LT(B.of(bin(F, Kind::Mul, Bos, named(F, Kind::Symbolic, "H"))).Hi, int64_t(1) << 31);
+  // A quotient keeps the dividend's shape: NT = T / BT, i_b * NT is a token.
+  const Node *NT = bin(F, Kind::Div, named(F, Kind::Param, "T"), named(F, Kind::Symbolic, "BT"));
+  EXPECT_LE(B.of(bin(F, Kind::Mul, IB, NT)).Hi, 1048576);
+}
+
+TEST(Bounds, GuardsMatchTheOffsetTheyRepeat) {
+  Function F;
+  Envelope E = env();
+  Bounds B(F, E, false);
+  // The mask writes i * 64 + j < n again; the address's i * 64 + j is a
+  // different node with the same arithmetic.
+  Node *I = named(F, Kind::LaunchIdx, "program_id(0)");
+  Node *J = F.make(Kind::Range, I32);
+  J->Value = 64;
+  Node *A1 = bin(F, Kind::Add, bin(F, Kind::Mul, I, cst(F, 64)), J);
+  Node *A2 = bin(F, Kind::Add, bin(F, Kind::Mul, I, cst(F, 64)), J);
+  Access Acc;
+  Acc.Mask = F.make(Kind::Lt, IntTy::boolean(), A1, cst(F, 5000));
+  B.at(Acc);
+  EXPECT_EQ(B.of(A2).Hi, 4999);
+  // Different arithmetic is not the same value.
+  Node *A3 = bin(F, Kind::Add, bin(F, Kind::Mul, I, cst(F, 32)), J);
+  EXPECT_GT(B.of(A3).Hi, 4999);
+}
