@@ -32,6 +32,7 @@ struct CliOptions {
   unsigned Jobs = 0;
   unsigned ShardI = 0, ShardN = 1;
   bool Fix = false, ListRules = false, DumpIR = false, Verbose = false;
+  bool IncludeGenerated = false; ///< also scan generated files found in directories
 };
 
 /// Parses Args into C. Returns -1 to go on, or an exit status to stop with

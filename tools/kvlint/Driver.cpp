@@ -133,8 +133,9 @@ int runDriver(const std::vector<std::string> &Args) {
 
   std::vector<std::string> Found;
   std::vector<FileNote> Notes;
+  unsigned Generated = 0;
   for (const std::string &In : C.Inputs)
-    collect(In, C.Excludes, Found, Notes);
+    collect(In, C.Excludes, Found, Notes, C.IncludeGenerated ? nullptr : &Generated);
   keepShard(Found, C.ShardI, C.ShardN);
   bool WholeTree = !C.Diff.empty();
   for (const std::string &In : C.Inputs)
@@ -312,9 +313,13 @@ int runDriver(const std::vector<std::string> &Args) {
   if (Quiet && C.Format == "text")
     std::cerr << "kvlint: " << Quiet << " note(s) about missing headers or recovered parse "
               << "errors; run with -v to see them\n";
-  if (WholeTree)
-    std::cerr << "kvlint: " << Sum.FilesAnalysed << " file(s) analysed, " << Skipped
+  if (WholeTree) {
+    std::cerr << "kvlint: " << Sum.FilesAnalysed << " file(s) analysed, " << Skipped + Generated
               << " skipped, " << Sum.FilesFailed << " failed\n";
+    if (Generated)
+      std::cerr << "kvlint: " << Generated
+                << " generated file(s) skipped (--include-generated scans them)\n";
+  }
   if (InBaseline)
     std::cerr << "kvlint: " << InBaseline << " finding(s) in the baseline not shown\n";
 

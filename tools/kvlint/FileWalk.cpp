@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
+#include <regex>
 
 namespace fs = std::filesystem;
 
@@ -29,8 +31,71 @@ bool excluded(const std::string &P, const std::vector<std::string> &Excludes) {
   return false;
 }
 
+bool isGenerated(const std::string &Path) {
+  std::ifstream In(Path, std::ios::binary);
+  if (!In)
+    return false;
+  static const std::regex Marker(
+      "@generated|do not edit|(this|the) file (is|was|has been) (auto(matically)?[- ]?)?generated|"
+      "^auto-?generated|^generated (by|from) |generated body",
+      std::regex::icase);
+  static const std::string Doc1 = "\"\"\"", Doc2 = "'''";
+  // A module docstring's prose may say "auto-generated tensors": there only
+  // the explicit markers count.
+  static const std::regex DocMarker(
+      "@generated|do not edit|(this|the) (file|module) (is|was|has been) "
+      "(auto(matically)?[- ]?)?generated",
+      std::regex::icase);
+  // The header: the comments (and preprocessor lines, a module docstring)
+  // before the first line of code, within the first 40 lines.
+  bool InBlock = false;
+  std::string InDoc; // the quotes that close a module docstring
+  std::string Line;
+  for (unsigned N = 0; N < 40 && std::getline(In, Line); ++N) {
+    size_t B = Line.find_first_not_of(" \t\r");
+    if (B == std::string::npos)
+      continue;
+    std::string T = Line.substr(B, 400), Text;
+    bool Doc = !InDoc.empty();
+    if (InBlock) {
+      Text = T;
+      InBlock = T.find("*/") == std::string::npos;
+    } else if (!InDoc.empty()) {
+      Text = T;
+      if (T.find(InDoc) != std::string::npos)
+        InDoc.clear();
+    } else if (T.rfind("//", 0) == 0) {
+      Text = T.substr(2);
+    } else if (T.rfind("/*", 0) == 0) {
+      Text = T.substr(2);
+      InBlock = T.find("*/", 2) == std::string::npos;
+    } else if (T.rfind(Doc1, 0) == 0 || T.rfind(Doc2, 0) == 0) {
+      std::string Q = T.substr(0, 3);
+      Text = T.substr(3);
+      Doc = true;
+      if (T.find(Q, 3) == std::string::npos)
+        InDoc = Q;
+    } else if (T[0] == '#') {
+      static const char *Pre[] = {"#include", "#pragma", "#define", "#if", "#endif", "#else"};
+      bool Directive = false;
+      for (const char *P : Pre)
+        Directive |= T.rfind(P, 0) == 0;
+      if (Directive)
+        continue;
+      Text = T.substr(1); // a Python comment
+    } else {
+      return false; // the first line of code ends the header
+    }
+    size_t CB = Text.find_first_not_of(" \t!*/");
+    if (CB != std::string::npos && std::regex_search(Text.substr(CB), Doc ? DocMarker : Marker))
+      return true;
+  }
+  return false;
+}
+
 void collect(const std::string &Input, const std::vector<std::string> &Excludes,
-             std::vector<std::string> &Files, std::vector<FileNote> &Notes) {
+             std::vector<std::string> &Files, std::vector<FileNote> &Notes,
+             unsigned *Generated) {
   std::error_code EC;
   fs::file_status St = fs::status(Input, EC);
   if (EC || !fs::exists(St)) {
@@ -68,6 +133,10 @@ void collect(const std::string &Input, const std::vector<std::string> &Excludes,
     }
     if (!It->is_regular_file(E2) || !isSourceExt(Name) || excluded(It->path().string(), Excludes))
       continue;
+    if (Generated && isGenerated(It->path().string())) {
+      ++*Generated;
+      continue;
+    }
     Found.push_back(It->path().lexically_normal().string());
   }
   std::sort(Found.begin(), Found.end());
