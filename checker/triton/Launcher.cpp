@@ -626,6 +626,13 @@ IntTy Launcher::dtypeOf(TSNode E, const Scope *S, unsigned D) {
   if (!ts_node_is_null(DTypeKw)) return torchDtype(DTypeKw);
   if (Q.size() > 5 && Q.compare(Q.size() - 5, 5, "_like") == 0 && !Pos.empty())
     return dtypeOf(Pos[0], S, D + 1);
+  // Integer ranges and random integers default to int64 (a table of
+  // indices: kv_indices = torch.arange(total_tokens)).
+  if (Q == "torch.arange" || Q == "torch.randint") {
+    for (TSNode A : Pos)
+      if (is(stripParens(A), "float")) return IntTy();
+    return IntTy::integer(64, true);
+  }
   return IntTy();
 }
 
@@ -684,6 +691,14 @@ ValueHint Launcher::axisFact(TSNode E, const Site &St, const Scope *S, const std
         H.HasRange = true;
         H.Lo = 0;
         H.Hi = Best - 1;
+        return H;
+      }
+      // min(cdiv(numel, s), max_num_blocks): at most any of them; the last
+      // one that says something (a cap is usually written last).
+      for (auto It = As.rbegin(); It != As.rend() && Depth < 3; ++It) {
+        if (is(*It, "keyword_argument")) continue;
+        ValueHint Via = axisFact(*It, St, S, Meta, Depth + 1);
+        if (Via.any()) return Via;
       }
       return H;
     }
@@ -737,7 +752,8 @@ ValueHint Launcher::axisFact(TSNode E, const Site &St, const Scope *S, const std
       TSNode R = stripParens((*Bs)[0]);
       bool Div = is(R, "binary_operator") && M.text(field(R, "operator")) == "//";
       std::string Q = is(R, "call") ? M.qualify(field(R, "function"), nullptr) : "";
-      if (Div || Q == "cdiv" || (Q.size() > 5 && Q.compare(Q.size() - 5, 5, ".cdiv") == 0)) {
+      if (Div || Q == "cdiv" || Q == "min" ||
+          (Q.size() > 5 && Q.compare(Q.size() - 5, 5, ".cdiv") == 0)) {
         ValueHint Via = axisFact(R, St, S, "", Depth + 1);
         if (Via.any()) return Via;
       }

@@ -129,3 +129,20 @@ def tiles_of_heads(p):
 def tiles(p, q):
     Z, H, N_CTX, D = q.shape
     tiles_of_heads[(triton.cdiv(N_CTX, 128) * Z * H,)](p)
+
+
+# CHECK-LABEL: function capped_grid
+# A grid capped by min(cdiv(numel, 1024), max_programs): at most
+# max_programs programs. A table made by torch.arange is int64.
+# CHECK: load (PtrAdd:ptr idx (Param:ptr idx) (LaunchIdx:i32 program_id(0) @max_programs))
+# CHECK: store (PtrAdd:ptr out (Param:ptr out) (Mul:i64 (Var:i64 i) (Param:i32 stride @stride)))
+@triton.jit
+def capped_grid(out, idx, stride):
+    i = tl.load(idx + tl.program_id(0))
+    tl.store(out + i * stride, 0)
+
+
+def capped(out, numel, max_programs, stride):
+    idx = torch.arange(numel, device="cuda")
+    n = min(triton.cdiv(numel, 1024), max_programs)
+    capped_grid[(n,)](out, idx, stride)
