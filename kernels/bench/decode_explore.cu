@@ -42,6 +42,8 @@ using namespace kvref;
 namespace {
 
 cudaStream_t g_s;  // every launch, copy and memset goes here
+bool g_fp8_bw = true;  // --no-fp8-bw: leave out the 16K fp8 sweeps
+bool g_rec_bw = true;  // --no-rec: leave out the record-store sweeps
 double g_copy_gbs = 0;
 
 // The floor for bf16 8 x 128, page 16, dense NHD pages: K and V halves of a 256-thread CTA, all
@@ -67,11 +69,16 @@ __global__ void fp8_probe(const DecodeParams p) {
   const uint32_t lane = threadIdx.x & (lanes - 1u);
   const int64_t token = blockIdx.x;
   const int64_t slot = load_early<true>(p.slot_mapping + token);
-  const float scale_value = load_early<true>(v ? p.scale[1] : p.scale[0]);
   const Vec16* src = reinterpret_cast<const Vec16*>((v ? p.src[1] : p.src[0]) +
                                                     page_offset(token, v ? p.src_token_stride[1] : p.src_token_stride[0]));
-  const Vec16 r = load_early<true>(src + lane);
-  if (slot < 0 || slot >= p.num_slots) return;
+  // Loads in a predicated block, as the kernels have them (else ptxas sinks them below the test).
+  float scale_value = 0.0f;
+  Vec16 r = Vec16();
+  if (lane < p.units_per_row) {
+    scale_value = load_early<true>(v ? p.scale[1] : p.scale[0]);
+    r = load_early<true>(src + lane);
+  }
+  if (slot < 0 || slot >= p.num_slots || lane >= p.units_per_row) return;
   unsigned char* out = (v ? p.dst[1] : p.dst[0]) + page_offset(slot, p.dst_slot_stride);
   const uint32_t w[4] = {r.x, r.y, r.z, r.w};
   uint64_t q = 0;
@@ -173,10 +180,10 @@ unsigned long long differs(DecodeCase& c, F launch) {
   return n;
 }
 
-void decode_sizes(std::mt19937_64& rng, bool sweep) {
+void decode_sizes(std::mt19937_64& rng, bool sweep, bool fp8_only) {
   const int H = 8, D = 128, bs = 16;
-  for (int fp8 = 0; fp8 < 2; ++fp8) {
-    for (int64_t T : {1, 16, 64, 256, 1024, 1536}) {
+  for (int fp8 = fp8_only ? 1 : 0; fp8 < 2; ++fp8) {
+    for (int64_t T : {1, 16, 64, 128, 256, 512, 1024, 1536}) {
       DecodeCase c;
       c.T = T;
       c.fp8 = fp8 != 0;
@@ -246,11 +253,39 @@ void decode_sizes(std::mt19937_64& rng, bool sweep) {
             const dim3 grid(static_cast<unsigned>(T), y ? 2u : 1u), block(y ? ln : 2 * ln);
             auto go = [&] { kern<<<grid, block, 0, g_s>>>(d); };
             const unsigned long long n = differs(c, go);
-            const bool is_plan = plan.decode && plan.decode_dense == (dense != 0) && plan.decode_split_y == (y != 0) &&
-                                 plan.dec.lanes_log2 == d.lanes_log2;
+            const bool is_plan = plan.decode && plan.decode_pairs == 0 && plan.decode_dense == (dense != 0) &&
+                                 plan.decode_split_y == (y != 0) && plan.dec.lanes_log2 == d.lanes_log2;
             printf("%s T %5lld  decode %-6s %-10s lanes %3u%s  graph %6.3f us  %s\n", dt, (long long)T,
                    dense ? "dense" : "paged", y ? "y-split" : "lane-split", ln, is_plan ? " (plan)" : "       ",
                    graph_us(go), n ? "DIFFER" : "identical");
+          }
+        }
+      }
+      if (fp8) {
+        // Pairs of adjacent units per thread (1 or 2 pairs), K/V by CTA half or blockIdx.y.
+        for (int dense = 1; dense >= 0; --dense) {
+          for (int y = 0; y < 2; ++y) {
+            for (int kp = 1; kp <= 2; ++kp) {
+              void (*kern)(DecodeParams);
+              if (kp == 1) {
+                kern = dense ? (y ? scatter_fp8_decode_pairs_kernel<KVREF_DTYPE_BF16, true, true, 1> : scatter_fp8_decode_pairs_kernel<KVREF_DTYPE_BF16, true, false, 1>)
+                             : (y ? scatter_fp8_decode_pairs_kernel<KVREF_DTYPE_BF16, false, true, 1> : scatter_fp8_decode_pairs_kernel<KVREF_DTYPE_BF16, false, false, 1>);
+              } else {
+                kern = dense ? (y ? scatter_fp8_decode_pairs_kernel<KVREF_DTYPE_BF16, true, true, 2> : scatter_fp8_decode_pairs_kernel<KVREF_DTYPE_BF16, true, false, 2>)
+                             : (y ? scatter_fp8_decode_pairs_kernel<KVREF_DTYPE_BF16, false, true, 2> : scatter_fp8_decode_pairs_kernel<KVREF_DTYPE_BF16, false, false, 2>);
+              }
+              const uint32_t ln = static_cast<uint32_t>(H * D / 16 / kp);
+              DecodeParams d = plan.dec;
+              d.lanes_log2 = log2_ceil(ln);
+              const dim3 grid(static_cast<unsigned>(T), y ? 2u : 1u), block(y ? ln : 2 * ln);
+              auto go = [&] { kern<<<grid, block, 0, g_s>>>(d); };
+              const unsigned long long n = differs(c, go);
+              const bool is_plan = plan.decode && plan.decode_pairs == kp && plan.decode_dense == (dense != 0) &&
+                                   plan.decode_split_y == (y != 0) && plan.dec.lanes_log2 == d.lanes_log2;
+              printf("%s T %5lld  pairs%d %-6s %-10s lanes %3u%s  graph %6.3f us  %s\n", dt, (long long)T, kp,
+                     dense ? "dense" : "paged", y ? "y-split" : "lane-split", ln, is_plan ? " (plan)" : "       ",
+                     graph_us(go), n ? "DIFFER" : "identical");
+            }
           }
         }
       }
@@ -379,6 +414,7 @@ void bandwidth(std::mt19937_64& rng) {
     int64_t record, extra;
   };
   for (Rec r : {Rec{"MLA bf16 1152+64", 1152, 64}, Rec{"MLA fp8 656", 656, 0}}) {
+    if (!g_rec_bw) break;
     for (int64_t T : {32768, 65536}) {
       const int page = 64;
       const int64_t page_bytes = page * r.record + r.extra;
@@ -403,14 +439,15 @@ void bandwidth(std::mt19937_64& rng) {
       a.num_tokens = T;
       bw_sweep(r.name, plan_record_store(a), 2.0 * T * r.record + T * 8.0,
                {{"u2", scatter_copy_kernel<Vec16, 1, 2>}, {"u4", scatter_copy_kernel<Vec16, 1, 4>},
-                {"u8", scatter_copy_kernel<Vec16, 1, 8>}},
-               {8, 16, 32, 64}, {1, 2, 4, 8, 16});
+                {"u2cs", scatter_copy_kernel<Vec16, 1, 2, true, true>}, {"u4cs", scatter_copy_kernel<Vec16, 1, 4, true, true>},
+                {"u2ld", scatter_copy_kernel<Vec16, 1, 2, false, false>}},
+               {16, 32, 64}, {1, 2, 4, 8});
       CK(cudaFree(src));
       CK(cudaFree(cache));
       CK(cudaFree(slots));
     }
   }
-  for (int hnd = 0; hnd < 2; ++hnd) {
+  for (int hnd = 0; hnd < 2 && g_fp8_bw; ++hnd) {
     const int64_t T = 16384;
     const int H = 8, D = 128, bs = 16;
     const int64_t nb = std::max<int64_t>((T + bs - 1) / bs * 2, 4096);
@@ -461,8 +498,15 @@ void bandwidth(std::mt19937_64& rng) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  bool sweep = false;
-  for (int i = 1; i < argc; ++i) sweep = sweep || !strcmp(argv[i], "--sweep");
+  bool sweep = false, fp8_only = false, bw = true, decode = true;
+  for (int i = 1; i < argc; ++i) {
+    sweep = sweep || !strcmp(argv[i], "--sweep");
+    fp8_only = fp8_only || !strcmp(argv[i], "--fp8");  // decode sizes: bf16 -> fp8 only
+    bw = bw && strcmp(argv[i], "--no-bw") != 0;        // no bandwidth sweeps
+    if (!strcmp(argv[i], "--no-fp8-bw")) g_fp8_bw = false;
+    if (!strcmp(argv[i], "--no-rec")) g_rec_bw = false;  // no record-store sweeps
+    decode = decode && strcmp(argv[i], "--no-decode") != 0;
+  }
   int n = 0;
   if (cudaGetDeviceCount(&n) != cudaSuccess || n == 0) {
     printf("SKIP: no CUDA device\n");
@@ -470,7 +514,7 @@ int main(int argc, char** argv) {
   }
   CK(cudaStreamCreateWithFlags(&g_s, cudaStreamNonBlocking));
   std::mt19937_64 rng(1);
-  decode_sizes(rng, sweep);
-  bandwidth(rng);
+  if (decode) decode_sizes(rng, sweep, fp8_only);
+  if (bw) bandwidth(rng);
   return 0;
 }

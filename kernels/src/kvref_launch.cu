@@ -67,7 +67,9 @@ kvref_status launch_decode(const kvref::StorePlan& plan, gpu_stream_t s) {
   } else {
 #define KVREF_LAUNCH_FP8_DECODE(src)                                                                 \
   do {                                                                                               \
-    if (dense && y) KVREF_LAUNCH((scatter_fp8_decode_kernel<src, true, true>), grid, block, s, d);   \
+    if (plan.decode_pairs && dense) KVREF_LAUNCH((scatter_fp8_decode_pairs_kernel<src, true, false, 1>), grid, block, s, d); \
+    else if (plan.decode_pairs) KVREF_LAUNCH((scatter_fp8_decode_pairs_kernel<src, false, false, 1>), grid, block, s, d); \
+    else if (dense && y) KVREF_LAUNCH((scatter_fp8_decode_kernel<src, true, true>), grid, block, s, d);   \
     else if (dense) KVREF_LAUNCH((scatter_fp8_decode_kernel<src, true, false>), grid, block, s, d);  \
     else if (y) KVREF_LAUNCH((scatter_fp8_decode_kernel<src, false, true>), grid, block, s, d);      \
     else KVREF_LAUNCH((scatter_fp8_decode_kernel<src, false, false>), grid, block, s, d);            \

@@ -26,6 +26,7 @@ struct StorePlan {
   bool decode;
   bool decode_dense;    // pages without gaps: the entry of a slot is slot * slot stride
   bool decode_split_y;  // K and V in separate CTAs (grid num_tokens x 2, 1 << lanes_log2 threads)
+  int decode_pairs;     // fp8: 1 a pair of adjacent units per thread (K/V by CTA half), else 0
   DecodeParams dec;
 };
 
@@ -135,12 +136,15 @@ inline int tokens_per_block(const StorePlan& plan) {
 // go to the decode kernels, one unit per thread and up to 256 threads per tensor row.  Up to
 // kDecodeSplitTokens tokens K and V go to separate CTAs (blockIdx.y: twice the SMs at work
 // while there are fewer CTAs than SMs), above that one CTA per token holds K in one half of its
-// threads and V in the other.  fp8 from kDecodeFp8PairTokens tokens: two units per thread
-// (the quantiser's arithmetic, not memory, is then the limit).  Thresholds from
-// decode_explore runs on the H200 (docs/kvref/performance.md).
+// threads and V in the other.  fp8 above kDecodeSplitTokens: a pair of adjacent units per
+// thread (scatter_fp8_decode_pairs_kernel: 16-byte stores, the fixed work of a thread and the
+// test for special bytes shared by two units); rows with an odd number of units or
+// destinations not 16-byte aligned keep one unit per thread, two (by the kernel's loop) from
+// kDecodeFp8TwoTokens.  Thresholds from decode_explore runs on the H200
+// (docs/kvref/performance.md).
 constexpr int64_t kDecodeTokens = kWideTokens;
 constexpr int64_t kDecodeSplitTokens = 32;
-constexpr int64_t kDecodeFp8PairTokens = 1024;
+constexpr int64_t kDecodeFp8TwoTokens = 1024;
 
 inline void plan_decode(StorePlan& plan) {
   const ScatterParams& p = plan.params;
@@ -148,6 +152,7 @@ inline void plan_decode(StorePlan& plan) {
   plan.decode = p.num_tokens < kDecodeTokens && plan.num_tensors == 2 && p.num_heads == 1 && wide_vectors;
   plan.decode_dense = false;
   plan.decode_split_y = false;
+  plan.decode_pairs = 0;
   if (!plan.decode) return;
   DecodeParams& d = plan.dec;
   d.slot_mapping = p.slot_mapping;
@@ -160,11 +165,15 @@ inline void plan_decode(StorePlan& plan) {
   d.num_slots = p.num_slots;
   d.dst_slot_stride = p.dst_slot_stride;
   d.units_per_row = p.units_per_row;
-  uint32_t l = log2_ceil(p.units_per_row);
-  if (l > 8) l = 8;
-  if (plan.fp8 && p.num_tokens >= kDecodeFp8PairTokens && l > 5) --l;
-  d.lanes_log2 = l;
   plan.decode_split_y = p.num_tokens <= kDecodeSplitTokens;
+  if (plan.fp8 && !plan.decode_split_y && multiple_of(p.units_per_row, 2) && ptr_multiple_of(d.dst[0], 16) &&
+      ptr_multiple_of(d.dst[1], 16) && multiple_of(p.dst_slot_stride, 16) && multiple_of(p.dst_page_stride, 16)) {
+    plan.decode_pairs = 1;
+  }
+  uint32_t l = log2_ceil(plan.decode_pairs != 0 ? (p.units_per_row + 1) / 2 : p.units_per_row);
+  if (l > 8) l = 8;
+  if (plan.fp8 && plan.decode_pairs == 0 && p.num_tokens >= kDecodeFp8TwoTokens && l > 5) --l;
+  d.lanes_log2 = l;
   d.page_size = p.page_size;
   d.dst_page_stride = p.dst_page_stride;
   d.page_magic = p.page_magic;
@@ -280,6 +289,7 @@ inline StorePlan plan_record_store(const kvref_record_store_args& a) {
   plan.decode = false;
   plan.decode_dense = false;
   plan.decode_split_y = false;
+  plan.decode_pairs = 0;
   return plan;
 }
 

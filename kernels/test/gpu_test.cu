@@ -238,7 +238,8 @@ void test_kv_store_random(std::mt19937_64& rng) {
           const int bs = block_sizes[case_id % 3];
           // Every fourth case is prefill-sized (>= 2,048 tokens: the wide-thread plan), the rest
           // decode-sized (the decode kernels for NHD rows: K and V in separate CTAs up to 32
-          // tokens, in CTA halves above, two fp8 units per thread from 1,024 tokens).  Prefill
+          // tokens, in CTA halves above; fp8 above 32 tokens a pair of units per thread where
+          // the cache is 16-byte aligned, else one, two from 1,024 tokens).  Prefill
           // cases and every other decode case have pages with a gap (the decode kernel's page
           // division), the others dense pages (slot * slot stride).
           const int64_t T = (case_id % 4 == 0) ? 2048 + static_cast<int64_t>(rng() % 3000)
@@ -626,8 +627,13 @@ void test_fp8_exhaustive(std::mt19937_64& rng) {
   const float scales[] = {1.0f, 0.37f, 1.3f, 3.0e-3f, 7.1e5f, 0.0625f, 1.0e-39f /* subnormal */,
                           3.0e38f, 0.99999994f, 448.0f / 0.73f};
   const kvref_dtype dts[] = {KVREF_DTYPE_BF16, KVREF_DTYPE_F16, KVREF_DTYPE_F32};
-  const int H = 1, D = 1024, bs = 16;
-  for (kvref_dtype sd : dts) {
+  // Rows of 2,048, 1,024 and 128 elements: 32 / 64 / 512 tokens (bf16, f16) and 512 / 1,024 /
+  // 8,192 (f32), so that the fp8 decode kernels with one unit per thread (K and V by
+  // blockIdx.y) and with a pair of units per thread (K and V by CTA half), and the prefill
+  // kernel, all run.
+  for (const int D : {2048, 1024, 128}) {
+   for (kvref_dtype sd : dts) {
+    const int H = 1, bs = 16;
     const int es = kvref_dtype_size(sd);
     const int64_t n = sd == KVREF_DTYPE_F32 ? (INT64_C(1) << 20) : 65536;
     const int64_t T = n / D;
@@ -686,10 +692,11 @@ void test_fp8_exhaustive(std::mt19937_64& rng) {
           if (diff++ == 0) first = i;
         }
       }
-      CHECK(diff == 0, "fp8 src %d scale %g: %zu bytes differ (first at %zu: gpu 0x%02x cpu 0x%02x)", sd,
+      CHECK(diff == 0, "fp8 src %d D %d scale %g: %zu bytes differ (first at %zu: gpu 0x%02x cpu 0x%02x)", sd, D,
             static_cast<double>(scale), diff, first, diff ? gk[first] : 0, diff ? kc[first] : 0);
-      CHECK(dvc.download() == vc, "fp8 src %d scale %g: value cache differs", sd, static_cast<double>(scale));
+      CHECK(dvc.download() == vc, "fp8 src %d D %d scale %g: value cache differs", sd, D, static_cast<double>(scale));
     }
+   }
   }
 }
 

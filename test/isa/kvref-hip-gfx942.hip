@@ -89,6 +89,7 @@ template KVREF_GLOBAL void kvref::scatter_fp8_vec_kernel<KVREF_DTYPE_BF16, 2, 2,
 template KVREF_GLOBAL void kvref::scatter_copy_decode_kernel<kvref::Vec16, true, false>(const kvref::DecodeParams);
 template KVREF_GLOBAL void kvref::scatter_copy_decode_kernel<kvref::Vec16, false, true>(const kvref::DecodeParams);
 template KVREF_GLOBAL void kvref::scatter_fp8_decode_kernel<KVREF_DTYPE_BF16, true, false>(const kvref::DecodeParams);
+template KVREF_GLOBAL void kvref::scatter_fp8_decode_pairs_kernel<KVREF_DTYPE_BF16, true, false, 1>(const kvref::DecodeParams);
 // LIB-LABEL: {{^}}_ZN5kvref19slot_mapping_kernelE23kvref_slot_mapping_args:
 // LIB: v_mad_u64_u32
 // LIB: global_store_dwordx2
@@ -118,4 +119,8 @@ template KVREF_GLOBAL void kvref::scatter_fp8_decode_kernel<KVREF_DTYPE_BF16, tr
 // LIB-LABEL: {{^}}_ZN5kvref25scatter_fp8_decode_kernelILi1ELb1ELb0EEEvNS_12DecodeParamsE:
 // LIB: s_mul_hi_u32
 // LIB: global_store_dwordx2
+// LIB: s_endpgm
+// LIB-LABEL: {{^}}_ZN5kvref31scatter_fp8_decode_pairs_kernelILi1ELb1ELb0ELi1EEEvNS_12DecodeParamsE:
+// LIB: s_mul_hi_u32
+// LIB: global_store_dwordx4
 // LIB: s_endpgm

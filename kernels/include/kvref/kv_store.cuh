@@ -10,8 +10,9 @@
 // trip, not two.  The host picks the kernel variant (unroll; K and V in one thread or in
 // separate CTAs by blockIdx.y), the group size and the tokens per CTA (src/plan.h): prefill-sized
 // batches 2-4 vectors per thread in 64/128-thread CTAs.  Decode-sized K/V stores with
-// contiguous (NHD) rows use the scatter_*_decode_kernel family below instead: one vector per
-// thread, one CTA per token (or per token and tensor), a smaller parameter block.
+// contiguous (NHD) rows use the scatter_*_decode_kernel family below instead: one vector (fp8:
+// one or two 8-element units) per thread, one CTA per token (or per token and tensor), a
+// smaller parameter block.
 #ifndef KVREF_KV_STORE_CUH
 #define KVREF_KV_STORE_CUH
 
@@ -375,6 +376,41 @@ KVREF_DEVICE inline KVREF_NOINLINE Vec8 quantize_unit_reference(float x0, float 
   return o;
 }
 
+// The fast path's bytes of kElems (2, 4, 8) quotients: byte e of lo (e < 4) or hi (e >= 4) is
+// e4m3(RN(x[e] / scale)) unless the unit is special (see quantize_unit); needs s.inv != 0 and
+// sm_89+.  `nan` is set when a quotient is NaN (only used with !kNanBytes).
+#if defined(KVREF_CUDA) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 890
+template <int kElems, bool kNanBytes>
+KVREF_DEVICE inline void quantize_fast(const float (&x)[kElems], const Fp8Scale& s, uint32_t& lo, uint32_t& hi,
+                                       bool& nan) {
+  float q[kElems];
+#pragma unroll
+  for (int e = 0; e < kElems; ++e) {
+    // nr = q0 * scale - x = -r, exactly; q = q0 + r * inv = RN(-nr * inv + q0).  Written
+    // with -nr rather than r, the zeros come out signed as the quotient: x = -0 gives
+    // q0 = -0, nr = +0 and q = -0 * inv + -0 = -0 (with r, +0 + -0 = +0).  No branch, no
+    // select: the negations are free operand modifiers of the FMAs.
+    const float q0 = __fmul_rn(x[e], s.inv);
+    const float nr = __fmaf_rn(q0, s.scale, -x[e]);
+    q[e] = __fmaf_rn(-nr, s.inv, q0);
+    if (!kNanBytes) nan = nan || q[e] != q[e];
+  }
+  lo = 0;
+  hi = 0;
+#pragma unroll
+  for (int e = 0; e < kElems; e += 2) {
+    unsigned short pair;
+    asm("cvt.rn.satfinite.e4m3x2.f32 %0, %1, %2;" : "=h"(pair) : "f"(q[e + 1]), "f"(q[e]));
+    if (e < 4) lo |= static_cast<uint32_t>(pair) << (8 * e);
+    else hi |= static_cast<uint32_t>(pair) << (8 * (e - 4));
+  }
+}
+#endif
+
+// Non-zero when a byte of w is 0x7f or 0xff (a NaN quotient): such a byte b has
+// (b & 0x7f) + 1 == 0x80, and no carry crosses bytes.  OR the results of several words first.
+KVREF_DEVICE inline uint32_t nan_byte_bits(uint32_t w) { return (w & 0x7f7f7f7fu) + 0x01010101u; }
+
 // kElems (2, 4 or 8) fp8 bytes, element e in byte e of the result.  A NaN quotient (from a NaN
 // or infinite x, or a q0 that overflows) converts to 0x7f or 0xff, bytes no finite quotient
 // gives (the saturating conversion stops at 0x7e): such units take the reference path, found
@@ -384,32 +420,10 @@ template <int kElems, bool kNanBytes = true>
 KVREF_DEVICE inline uint64_t quantize_unit(const float (&x)[kElems], const Fp8Scale& s) {
 #if defined(KVREF_CUDA) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 890
   if (s.inv != 0.0f) {
-    float q[kElems];
+    uint32_t lo, hi;
     bool special = false;
-#pragma unroll
-    for (int e = 0; e < kElems; ++e) {
-      // nr = q0 * scale - x = -r, exactly; q = q0 + r * inv = RN(-nr * inv + q0).  Written
-      // with -nr rather than r, the zeros come out signed as the quotient: x = -0 gives
-      // q0 = -0, nr = +0 and q = -0 * inv + -0 = -0 (with r, +0 + -0 = +0).  No branch, no
-      // select: the negations are free operand modifiers of the FMAs.
-      const float q0 = __fmul_rn(x[e], s.inv);
-      const float nr = __fmaf_rn(q0, s.scale, -x[e]);
-      q[e] = __fmaf_rn(-nr, s.inv, q0);
-      if (!kNanBytes) special = special || q[e] != q[e];
-    }
-    uint32_t lo = 0, hi = 0;
-#pragma unroll
-    for (int e = 0; e < kElems; e += 2) {
-      unsigned short pair;
-      asm("cvt.rn.satfinite.e4m3x2.f32 %0, %1, %2;" : "=h"(pair) : "f"(q[e + 1]), "f"(q[e]));
-      if (e < 4) lo |= static_cast<uint32_t>(pair) << (8 * e);
-      else hi |= static_cast<uint32_t>(pair) << (8 * (e - 4));
-    }
-    if (kNanBytes) {
-      // A byte b with (b & 0x7f) == 0x7f becomes 0x80 after the add; no carry crosses bytes.
-      const uint32_t m = 0x7f7f7f7fu;
-      special = ((((lo & m) + 0x01010101u) | ((hi & m) + 0x01010101u)) & 0x80808080u) != 0;
-    }
+    quantize_fast<kElems, kNanBytes>(x, s, lo, hi, special);
+    if (kNanBytes) special = ((nan_byte_bits(lo) | nan_byte_bits(hi)) & 0x80808080u) != 0;
     if (!special) return static_cast<uint64_t>(lo) | (static_cast<uint64_t>(hi) << 32);
   }
 #endif
@@ -418,6 +432,28 @@ KVREF_DEVICE inline uint64_t quantize_unit(const float (&x)[kElems], const Fp8Sc
   for (int e = 0; e < 8; ++e) y[e] = e < kElems ? x[e % kElems] : 0.0f;
   const Vec8 o = quantize_unit_reference(y[0], y[1], y[2], y[3], y[4], y[5], y[6], y[7], s.scale);
   return static_cast<uint64_t>(o.x) | (static_cast<uint64_t>(o.y) << 32);
+}
+
+// Two 8-element units as 16 fp8 bytes (unit 0 in x, y; unit 1 in z, w), exactly as
+// quantize_unit<8> gives each: one test for special bytes covers both units.
+KVREF_DEVICE inline Vec16 quantize_unit_pair(const float (&a)[8], const float (&b)[8], const Fp8Scale& s) {
+  Vec16 o;
+#if defined(KVREF_CUDA) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 890
+  if (s.inv != 0.0f) {
+    bool unused = false;
+    quantize_fast<8, true>(a, s, o.x, o.y, unused);
+    quantize_fast<8, true>(b, s, o.z, o.w, unused);
+    const uint32_t m = nan_byte_bits(o.x) | nan_byte_bits(o.y) | nan_byte_bits(o.z) | nan_byte_bits(o.w);
+    if ((m & 0x80808080u) == 0) return o;
+  }
+#endif
+  const Vec8 p = quantize_unit_reference(a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], s.scale);
+  const Vec8 q = quantize_unit_reference(b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], s.scale);
+  o.x = p.x;
+  o.y = p.y;
+  o.z = q.x;
+  o.w = q.y;
+  return o;
 }
 
 // A unit's source bytes (kBytes = elements x source size: 4..32) as the fewest aligned loads,
@@ -550,7 +586,11 @@ KVREF_GLOBAL void scatter_fp8_vec_kernel(const ScatterParams p) {
 // kernels with the same thread shape these kernels read half the parameter bytes (a dense copy
 // reads the first 80 of DecodeParams' 120; the general kernels' block is 160) and do less index
 // arithmetic before the first load: 0.1-0.2 us per call under CUDA-graph replay at 16-256
-// tokens on an H200 (docs/kvref/performance.md).
+// tokens on an H200 (docs/kvref/performance.md).  The fp8 kernels load the scale inside the
+// row's predicated block: written unconditionally, its load was sunk by ptxas below the slot
+// test (the SASS showed it issued after the slot arrived), a second memory round trip that cost
+// 0.1-0.13 us per call at 1-64 tokens.  (A volatile load also stays in place, but then every
+// warp's goes to L2 for the same line: 0.4-1.9 us slower at 256-1,024 tokens.)
 template <bool kDense>
 KVREF_DEVICE inline int64_t decode_destination(const DecodeParams& p, int64_t slot) {
   if (kDense) {
@@ -601,12 +641,17 @@ KVREF_GLOBAL void scatter_fp8_decode_kernel(const DecodeParams p) {
   const uint32_t lane = dev::thread_x() & (lanes - 1u);
   const int64_t token = dev::block_x();
   const int64_t slot = load_early<true>(p.slot_mapping + token);
-  const float scale_value = load_early<true>(v ? p.scale[1] : p.scale[0]);
+  const float* scale_ptr = v ? p.scale[1] : p.scale[0];
   const Vec16* src = reinterpret_cast<const Vec16*>((v ? p.src[1] : p.src[0]) + page_offset(token, v ? p.src_token_stride[1] : p.src_token_stride[0]));
   const uint32_t upr = p.units_per_row;
   uint32_t w[4 * kLoads];
   Vec16 r[kLoads];
+  float scale_value = 0.0f;
   if (lane < upr) {
+    // The scale is loaded in the row's (predicated) block: ptxas sinks an unconditional load
+    // whose value is used only below the slot test (even an asm volatile one) below that
+    // test, and the scale would arrive a memory round trip after the slot.
+    scale_value = load_early<true>(scale_ptr);
 #pragma unroll
     for (int k = 0; k < kLoads; ++k) r[k] = load_early<true>(src + lane * kLoads + k);
   }
@@ -621,6 +666,68 @@ KVREF_GLOBAL void scatter_fp8_decode_kernel(const DecodeParams p) {
 #pragma unroll
     for (int k = 0; k < kLoads; ++k) to_words(src[i * kLoads + k], w + 4 * k);
     store_fp8_unit8<kSrc>(out + static_cast<int64_t>(i) * 8, w, s);
+  }
+}
+
+// The decode fp8 store with kPairs (1 or 2) pairs of adjacent units per thread: 32 source
+// bytes (bf16/f16; 64 for f32) in, one 16-byte store out per pair, all loads (slot, scale, rows)
+// issued before the slot test.  Pair j of a thread is pair lane + j * lanes of its row; a loop
+// covers rows wider than kPairs * lanes pairs.  Needs an even number of units per row and
+// 16-byte aligned destinations (plan_decode).  Per pair, a thread's fixed work (indices, slot
+// test, reciprocal of the scale) is paid once, and the two units share one test for special
+// bytes and one store.  On the H200 (decode_explore) this is level with one unit per thread at
+// 64 tokens and ahead by 0.05 us at 256, 0.17 us at 1,024 and 0.15-0.2 us at 1,536; the plan
+// uses kPairs = 1 with K and V by CTA half above kDecodeSplitTokens.
+template <int kSrc, int kWords>
+KVREF_DEVICE inline Vec16 quantize_pair_words(const uint32_t (&w)[kWords], const Fp8Scale& s) {
+  float a[8], b[8];
+  unit_floats<kSrc, 8>(w, a);
+  unit_floats<kSrc, 8>(w + kWords / 2, b);
+  return quantize_unit_pair(a, b, s);
+}
+
+template <int kSrc, bool kDense, bool kSplitY, int kPairs>
+KVREF_GLOBAL void scatter_fp8_decode_pairs_kernel(const DecodeParams p) {
+  typedef typename SrcElem<kSrc>::raw Raw;
+  constexpr int kLoads = static_cast<int>(sizeof(Raw));  // Vec16 loads per pair: 2 or 4
+  const uint32_t lanes = 1u << p.lanes_log2;
+  const bool v = kSplitY ? dev::block_y() != 0 : (dev::thread_x() >> p.lanes_log2) != 0;
+  const uint32_t lane = dev::thread_x() & (lanes - 1u);
+  const int64_t token = dev::block_x();
+  const int64_t slot = load_early<true>(p.slot_mapping + token);
+  const float* scale_ptr = v ? p.scale[1] : p.scale[0];
+  const Vec16* src = reinterpret_cast<const Vec16*>((v ? p.src[1] : p.src[0]) + page_offset(token, v ? p.src_token_stride[1] : p.src_token_stride[0]));
+  const uint32_t ppr = p.units_per_row >> 1;  // pairs per row
+  Vec16 r[kPairs][kLoads];
+  float scale_value = 0.0f;
+#pragma unroll
+  for (int j = 0; j < kPairs; ++j) {
+    const uint32_t i = lane + static_cast<uint32_t>(j) * lanes;
+    if (i < ppr) {
+      if (j == 0) scale_value = load_early<true>(scale_ptr);  // in the predicated block: see above
+#pragma unroll
+      for (int k = 0; k < kLoads; ++k) r[j][k] = load_early<true>(src + i * kLoads + k);
+    }
+  }
+  const int64_t dst = decode_destination<kDense>(p, slot);
+  if (dst < 0 || lane >= ppr) return;
+  const Fp8Scale s = fp8_scale(scale_value);
+  Vec16* out = reinterpret_cast<Vec16*>((v ? p.dst[1] : p.dst[0]) + dst);
+#pragma unroll
+  for (int j = 0; j < kPairs; ++j) {
+    const uint32_t i = lane + static_cast<uint32_t>(j) * lanes;
+    if (j == 0 || i < ppr) {
+      uint32_t w[4 * kLoads];
+#pragma unroll
+      for (int k = 0; k < kLoads; ++k) to_words(r[j][k], w + 4 * k);
+      out[i] = quantize_pair_words<kSrc>(w, s);
+    }
+  }
+  for (uint32_t i = lane + kPairs * lanes; i < ppr; i += lanes) {
+    uint32_t w[4 * kLoads];
+#pragma unroll
+    for (int k = 0; k < kLoads; ++k) to_words(src[i * kLoads + k], w + 4 * k);
+    out[i] = quantize_pair_words<kSrc>(w, s);
   }
 }
 
