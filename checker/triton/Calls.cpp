@@ -148,58 +148,12 @@ Val FnLowerer::cast(const Val &V, const Val *To, TSNode At) {
   return Val::node(N);
 }
 
-/// A block-pointer / tensor-descriptor coordinate as 64-bit arithmetic:
-/// Triton widens these coordinates to int64 itself before it multiplies
-/// them by the strides, so `offsets=(i_t * BT, 0)` is taken as a 64-bit
-/// coordinate. The +, -, *, << (and the locals, selects and joins that
-/// carry them, to a bounded depth) are cloned with an int64 type; leaves and
-/// explicit casts stay as written, and the original nodes are untouched, so
-/// the same value used in plain pointer arithmetic is still checked there.
-const Node *FnLowerer::widenCoord(const Node *N, unsigned Depth,
-                                  std::unordered_map<const Node *, const Node *> &Memo) {
-  if (!N || Depth > 24 || N->Ty.Pointer || Aborted) return N;
-  auto It = Memo.find(N);
-  if (It != Memo.end()) return It->second;
-  const Node *R = N;
-  switch (N->K) {
-  case Kind::Add: case Kind::Sub: case Kind::Mul: case Kind::Shl: case Kind::Neg:
-  case Kind::Var: case Kind::Min: case Kind::Max: case Kind::Select: case Kind::Phi: {
-    std::vector<const Node *> Ops;
-    bool Changed = N->K != Kind::Var && N->K != Kind::Select && N->K != Kind::Phi &&
-                   N->Ty.known() && !N->Ty.Bool && N->Ty.Bits < 64;
-    for (size_t I = 0; I < N->Ops.size(); ++I) {
-      // A select's condition is not part of the coordinate.
-      const Node *O = (N->K == Kind::Select && I == 0) ? N->Ops[I]
-                                                       : widenCoord(N->Ops[I], Depth + 1, Memo);
-      Changed |= O != N->Ops[I];
-      Ops.push_back(O);
-    }
-    if (!Changed) break;
-    Node *C = mk(N->K, N->Ty, TSNode{});
-    *C = *N;
-    C->Ops = Ops;
-    if (N->Ty.known() && !N->Ty.Bool && N->Ty.Bits < 64) C->Ty = i64();
-    else if (N->K == Kind::Var || N->K == Kind::Select || N->K == Kind::Phi) {
-      // A carrier takes the type of what it carries now.
-      IntTy T = N->Ty;
-      for (size_t I = N->K == Kind::Select ? 1 : 0; I < Ops.size(); ++I)
-        if (Ops[I]->Ty.known() && Ops[I]->Ty.Bits > T.Bits && !Ops[I]->Ty.Pointer) T = Ops[I]->Ty;
-      C->Ty = T;
-    }
-    if (isWeak(N)) Weak.insert(C);
-    R = C;
-    break;
-  }
-  default:
-    break;
-  }
-  Memo[N] = R;
-  return R;
-}
-
 /// sum_i Off[i] * Stride[i] for block pointers. make_block_ptr converts the
-/// strides to int64 (Triton's semantic.make_block_ptr, require_i64) and
-/// widens the offsets (widenCoord), so the products are 64-bit.
+/// strides to int64 (Triton's semantic.make_block_ptr, require_i64); the
+/// offsets stay 32-bit values (tt.make_tensor_ptr takes I32 offsets: a
+/// coordinate is computed in its own type) and are extended to 64 bits only
+/// to meet the stride, so the products are 64-bit and a wrap inside a
+/// coordinate (page * PAGE_SIZE as a row) is still seen.
 const Node *FnLowerer::blockOffset(const Val &Offs, const std::vector<const Node *> &Strides,
                                    const std::vector<TSNode> &OffNs, TSNode At) {
   const Node *Sum = nullptr;
@@ -209,21 +163,29 @@ const Node *FnLowerer::blockOffset(const Val &Offs, const std::vector<const Node
     int64_t C;
     if (constOf(O.Nd, C) && C == 0) continue;
     TSNode ON = I < OffNs.size() ? OffNs[I] : At;
-    std::unordered_map<const Node *, const Node *> Memo;
-    const Node *Wide = widenCoord(O.Nd, 0, Memo);
+    const Node *Wide = extendCoord(O.Nd, ON);
     Node *Term = mk(Kind::Mul, promoteInts(Wide->Ty, i64()), ON, {Wide, Strides[I]});
     Sum = Sum ? mk(Kind::Add, promoteInts(Sum->Ty, Term->Ty), At, {Sum, Term}) : Term;
   }
   return Sum ? Sum : constant(0, At);
 }
 
-/// Each element of a coordinate tuple, widened (widenCoord).
+/// A coordinate extended to 64 bits after it was computed in its own type.
+const Node *FnLowerer::extendCoord(const Node *N, TSNode At) {
+  if (!N || N->Ty.Pointer || (N->Ty.known() && N->Ty.Bits >= 64)) return N;
+  Node *C = mk(Kind::Cast, i64(), At, {N});
+  C->Range = N->Range;
+  C->Text = N->Text;
+  return C;
+}
+
+/// Each element of a coordinate tuple (tl.advance, descriptor loads and
+/// stores), extended to 64 bits (extendCoord).
 Val FnLowerer::widenCoords(const Val &V) {
   if (V.K != Val::Tuple) return V;
   Val R = V;
-  std::unordered_map<const Node *, const Node *> Memo;
   for (Val &E : R.Elems)
-    if (E.isNode()) E.Nd = widenCoord(E.Nd, 0, Memo);
+    if (E.isNode()) E.Nd = extendCoord(E.Nd, TSNode{});
   return R;
 }
 

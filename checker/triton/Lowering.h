@@ -282,9 +282,8 @@ private:
   Val cast(const Val &V, const Val *To, TSNode At);
   const Node *blockOffset(const Val &Offs, const std::vector<const Node *> &Strides,
                           const std::vector<TSNode> &OffNs, TSNode At);
-  const Node *widenCoord(const Node *N, unsigned Depth,
-                         std::unordered_map<const Node *, const Node *> &Memo);
   Val widenCoords(const Val &V);
+  const Node *extendCoord(const Node *N, TSNode At);
   std::vector<TSNode> tupleNodes(TSNode N);
   Val call(TSNode E);
   Val memoryRead(const Val &From, TSNode E);

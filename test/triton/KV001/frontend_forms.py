@@ -50,13 +50,14 @@ def block_ptr_offsets(cache_ptr, table_ptr, n, stride_page):
     language.store(bp, language.zeros((16, 64), dtype=language.float16))
 
 
-# Negative: a block-pointer coordinate is a 64-bit quantity (Triton widens
-# the offsets before it applies the strides), so `page * ROWS` written in the
-# offsets is not a 32-bit product; only the base pointer's arithmetic is
-# checked as written.
+# Positive: a block-pointer coordinate is a 32-bit value (tt.make_tensor_ptr
+# takes I32 offsets and extends each to 64 bits only to meet its stride), so
+# `page * ROWS` written in the offsets wraps before Triton widens it. The
+# coordinate `page` above stays silent: page x stride is 64-bit.
 @jit
 def block_ptr_premultiplied(cache_ptr, table_ptr, n, stride_page, ROWS: language.constexpr):
     page = language.load(table_ptr)
+    # CHECK: frontend_forms.py:[[@LINE+2]]:43: warning: 32-bit signed product 'page * ROWS' is used as a memory offset and wraps past 2^31: 'page' <= 8,388,607 ('page' is named like it: Envelope.KvPages = 8,388,607) times 'ROWS' <= 1,024 ('ROWS' is a compile-time constant of unknown value: Envelope.Constexpr = 1,024); widen 'page' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
     bp = language.make_block_ptr(base=cache_ptr, shape=(n, 64), strides=(stride_page, 1),
                                  offsets=(page * ROWS, 0), block_shape=(16, 64), order=(1, 0))
     for _ in range(4):
