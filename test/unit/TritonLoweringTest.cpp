@@ -233,19 +233,25 @@ TEST(TritonLowering, BlockPointersUseInt64Strides) {
                   "        v = tl.load(bp)\n"
                   "        bp = tl.advance(bp, (16, 0))\n");
   const Node *A = lastAddr(LF);
-  // The block offset: (page * 64) * int64(stride).
+  // The block offset: int64(page * 64) * int64(stride): the coordinate is a
+  // 32-bit value (tt.make_tensor_ptr takes I32 offsets), extended to meet
+  // the 64-bit stride.
   const Node *Wide = find(A, [](const Node *N) {
     return N->K == Kind::Mul && N->Ty.Bits == 64 && N->op(1)->K == Kind::Cast;
   });
   ASSERT_TRUE(Wide) << deep(A);
-  EXPECT_EQ(Wide->op(0)->K, Kind::Mul) << deep(A);
-  EXPECT_TRUE(isTy(Wide->op(0)->Ty, 64, true))
-      << "block-pointer offsets are 64-bit coordinates: " << deep(A);
-  // tl.advance adds 16 * stride; the loop carries bp through a Phi.
+  ASSERT_EQ(Wide->op(0)->K, Kind::Cast) << deep(A);
+  EXPECT_TRUE(isTy(Wide->op(0)->Ty, 64, true)) << deep(A);
+  const Node *Coord = Wide->op(0)->op(0);
+  ASSERT_TRUE(Coord);
+  EXPECT_EQ(Coord->K, Kind::Mul) << deep(A);
+  EXPECT_TRUE(isTy(Coord->Ty, 32, true)) << "the coordinate is computed in 32 bits: " << deep(A);
+  // tl.advance adds int64(16) * stride; the loop carries bp through a Phi.
   EXPECT_TRUE(findKind(A, Kind::Phi));
   EXPECT_TRUE(find(A, [](const Node *N) {
-    return N->K == Kind::Mul && N->op(0)->K == Kind::Const && N->op(0)->Value == 16;
-  }));
+    return N->K == Kind::Mul && N->op(0)->K == Kind::Cast && N->op(0)->op(0) &&
+           N->op(0)->op(0)->K == Kind::Const && N->op(0)->op(0)->Value == 16;
+  })) << deep(A);
 }
 
 TEST(TritonLowering, AnnotatedParamsAreTyped) {
@@ -276,7 +282,7 @@ TEST(TritonLowering, AnnotatedParamsAreTyped) {
   EXPECT_TRUE(isTy(findKind(F.Accesses[4].Addr, Kind::Mul)->Ty, 32, true));
 }
 
-TEST(TritonLowering, BlockPointerCoordinatesAre64BitBaseIsNot) {
+TEST(TritonLowering, BlockPointerCoordinatesAre32BitValuesTimes64BitStrides) {
   auto LF = lower("@triton.jit\ndef k(o, x, n, i_n, s_n, stride, BT: tl.constexpr):\n"
                   "    i_t = tl.program_id(0)\n"
                   "    row = i_t * BT\n"
@@ -289,21 +295,24 @@ TEST(TritonLowering, BlockPointerCoordinatesAre64BitBaseIsNot) {
   const Function &F = only(LF);
   ASSERT_EQ(F.Accesses.size(), 2u);
   const Node *A = F.Accesses[0].Addr;
-  // Every product that multiplies the program id is 64-bit in the block
-  // pointer; the base's i_n * s_n stays as written.
+  // coordinate x stride is 64-bit; the coordinates themselves (row - 1,
+  // i_t * BT) and the base's i_n * s_n are 32-bit, as written.
+  unsigned Wide = 0;
   for (const Node *N : all(A)) {
     if (N->K != Kind::Mul) continue;
-    if (findNamed(N, Kind::Param, "i_n")) {
-      EXPECT_TRUE(isTy(N->Ty, 32, true)) << "base arithmetic is checked as written";
+    if (N->op(1) && N->op(1)->K == Kind::Cast) {
+      EXPECT_TRUE(isTy(N->Ty, 64, true)) << deep(N);
+      EXPECT_EQ(N->op(0)->K, Kind::Cast) << "the coordinate is extended: " << deep(N);
+      ++Wide;
       continue;
     }
-    EXPECT_TRUE(isTy(N->Ty, 64, true)) << deep(N);
+    EXPECT_TRUE(isTy(N->Ty, 32, true)) << "computed in its own type: " << deep(N);
   }
+  EXPECT_EQ(Wide, 2u) << deep(A);
   EXPECT_TRUE(find(A, [](const Node *N) {
-    return N->K == Kind::Sub && isTy(N->Ty, 64, true) && N->op(0)->K == Kind::Var &&
-           isTy(N->op(0)->Ty, 64, true) && N->op(0)->Name == "row";
-  })) << "the local holding the coordinate is widened with it: " << deep(A);
-  // The same local used in a plain pointer is still a 32-bit product.
+    return N->K == Kind::Sub && isTy(N->Ty, 32, true) && N->op(0)->K == Kind::Var &&
+           N->op(0)->Name == "row";
+  })) << "the local holding the coordinate keeps its type: " << deep(A);
   const Node *Plain = findKind(F.Accesses[1].Addr, Kind::Mul);
   ASSERT_TRUE(Plain) << deep(F.Accesses[1].Addr);
   EXPECT_TRUE(isTy(Plain->Ty, 32, true));
