@@ -442,6 +442,16 @@ std::vector<std::string> Bounds::factorsOf(const std::string &By) {
 // its factors' maxima, capped by the envelope's couplings (B * T tokens).
 Bound Bounds::named(const Node *N, const std::string &By, const char *Fallback) {
   std::vector<std::string> Fs = factorsOf(By);
+  auto Digits = [](const std::string &F) {
+    return !F.empty() && F.size() < 12 &&
+           std::all_of(F.begin(), F.end(), [](char Ch) { return std::isdigit((unsigned char)Ch); });
+  };
+  if (Fs.size() == 1 && Digits(Fs[0])) { // what is left of 1 * NV over NV
+    int64_t C = std::stoll(Fs[0]);
+    Bound B = exact(C, C);
+    B.Why = "'" + By + "'";
+    return B;
+  }
   if (Fs.size() < 2)
     return leafByName(N, By, Fallback);
   I128 P = 1;
@@ -451,8 +461,7 @@ Bound Bounds::named(const Node *N, const std::string &By, const char *Fallback) 
   bool AllDims = true;
   for (const std::string &F : Fs) {
     int64_t C = 0;
-    if (std::all_of(F.begin(), F.end(), [](char Ch) { return std::isdigit((unsigned char)Ch); }) &&
-        F.size() < 12) {
+    if (Digits(F)) {
       C = std::stoll(F);
       Scale = sat(I128(Scale) * C);
       P *= C;
@@ -509,6 +518,14 @@ Bound Bounds::compute(const Node *N) {
   if (H->Hint.HasRange) {
     Bound B = exact(H->Hint.Lo, H->Hint.Hi);
     B.Why = H->Hint.Source;
+    // A size the launcher bounds (assert K <= 256) is still the dimension
+    // its name says: heads x K stays capped by the hidden size.
+    if (const Dimension *D = E.byName(N->Name); D && E.isSize(*D) && B.Lo >= 0 &&
+        (N->K == Kind::Param || N->K == Kind::Symbolic)) {
+      B.Shape = {D};
+      B.Scale = 1;
+      B.Shaped = true;
+    }
     return B;
   }
 
@@ -741,7 +758,10 @@ Bound Bounds::compute(const Node *N) {
   }
   case Kind::Div: {
     // i_bh // H over a grid of B * H programs is below B.
-    if (const Node *Q = strip(N->op(0)), *H = strip(N->op(1));
+    // The divisor by its name, also a local's (NV = tl.cdiv(V, BV) in the
+    // kernel, NV in the launcher's grid).
+    const Node *H = N->op(1) && N->op(1)->K == Kind::Var ? N->op(1) : strip(N->op(1));
+    if (const Node *Q = strip(N->op(0));
         Q && H && Q->K == Kind::LaunchIdx && Q->Hint.BoundDiv <= 1 &&
         Q->Hint.BoundBy.find('*') != std::string::npos && !H->Name.empty()) {
       std::vector<std::string> Fs = factorsOf(Q->Hint.BoundBy), Rest;

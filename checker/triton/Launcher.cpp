@@ -97,6 +97,9 @@ struct Scope {
   /// ("k", 1) -> "T" for `B, T, H, K = k.shape` or `T = k.shape[1]`; also
   /// ("k", -3) for the same dimension counted from the end.
   std::map<std::pair<std::string, int64_t>, std::string> ShapeNames;
+  /// `assert NK == 1`, `assert D <= 512`, `assert Lk in {16, 32, 64}`: the
+  /// range a launcher asserts for a local or a parameter.
+  std::map<std::string, std::pair<Rng, uint32_t>> Asserted; ///< range, where
   std::vector<TSNode> Launches; // kernel[grid](...) calls in this body
   std::vector<TSNode> Nested;   // nested function definitions
 };
@@ -140,10 +143,13 @@ private:
   void indexScope(TSNode Def, const Scope *Parent, unsigned Depth);
   void bindTarget(Scope &S, TSNode T, TSNode Value);
   void bindNull(Scope &S, TSNode T);
+  void assertFacts(Scope &S, TSNode C, unsigned D);
   static const std::vector<TSNode> *lookup(const Scope *S, const std::string &N, bool &IsParam);
 
   // --- evaluation -----------------------------------------------------------
   bool budget() { return ++Work <= MaxEvalWork; }
+  /// Where the launch being evaluated is: asserts count above it only.
+  uint32_t SiteAt = UINT32_MAX;
   bool constRange(TSNode E, const Scope *S, Rng &R, unsigned D);
   bool constRangeImpl(TSNode E, const Scope *S, Rng &R, unsigned D);
   std::string valueName(TSNode E, const Scope *S, unsigned D);
@@ -239,6 +245,61 @@ void Launcher::bindTarget(Scope &S, TSNode T, TSNode Value) {
   if (!is(T, "attribute") && !is(T, "subscript")) bindNull(S, T);
 }
 
+/// What `assert c` says of a name: c is `x == C`, `x <= C`, `x < C` (or
+/// mirrored), `x in (C1, C2, ...)`, or an `and` of those. Constants only;
+/// an assert on two names says nothing here.
+void Launcher::assertFacts(Scope &S, TSNode C, unsigned D) {
+  C = stripParens(C);
+  if (D > 8) return;
+  if (is(C, "boolean_operator") && M.text(field(C, "operator")) == "and") {
+    assertFacts(S, field(C, "left"), D + 1);
+    assertFacts(S, field(C, "right"), D + 1);
+    return;
+  }
+  if (!is(C, "comparison_operator")) return;
+  std::vector<TSNode> Ks = kids(C);
+  if (Ks.size() != 2) return; // chained comparisons (0 < x < 8) are left out
+  std::string Op;
+  for (uint32_t I = 0; I < ts_node_child_count(C); ++I) {
+    TSNode K = ts_node_child(C, I);
+    if (!ts_node_is_named(K)) Op += (Op.empty() ? "" : " ") + M.text(K);
+  }
+  TSNode L = stripParens(Ks[0]), R = stripParens(Ks[1]);
+  uint32_t At = ts_node_start_byte(C);
+  auto Narrow = [&](const std::string &Name, Rng X) {
+    auto It = S.Asserted.find(Name);
+    if (It == S.Asserted.end()) S.Asserted[Name] = {X, At};
+    else It->second = {{std::max(It->second.first.Lo, X.Lo), std::min(It->second.first.Hi, X.Hi)},
+                       std::max(It->second.second, At)};
+  };
+  if (Op == "in" && is(L, "identifier") &&
+      (is(R, "tuple") || is(R, "list") || is(R, "set"))) {
+    Rng U{INT64_MAX, INT64_MIN};
+    for (TSNode E : kids(R)) {
+      Rng X;
+      if (!constRange(E, nullptr, X, 0)) return;
+      U = {std::min(U.Lo, X.Lo), std::max(U.Hi, X.Hi)};
+    }
+    if (U.Lo <= U.Hi) Narrow(M.text(L), U);
+    return;
+  }
+  bool Flip = !is(L, "identifier");
+  if (Flip) std::swap(L, R);
+  Rng X;
+  if (!is(L, "identifier") || !constRange(R, nullptr, X, 0) || X.Lo != X.Hi) return;
+  if (Flip) { // C op x  ->  x op' C
+    if (Op == "<") Op = ">";
+    else if (Op == "<=") Op = ">=";
+    else if (Op == ">") Op = "<";
+    else if (Op == ">=") Op = "<=";
+  }
+  int64_t V = X.Lo;
+  if (Op == "==") Narrow(M.text(L), {V, V});
+  // A size asserted from above (assert D <= 512): sizes are not negative.
+  else if (Op == "<=" && V >= 0) Narrow(M.text(L), {0, V});
+  else if (Op == "<" && V >= 1) Narrow(M.text(L), {0, V - 1});
+}
+
 /// Indexes one function body (not the bodies nested in it, which become
 /// scopes of their own), and the scopes nested in it.
 void Launcher::indexScope(TSNode Def, const Scope *Parent, unsigned Depth) {
@@ -298,6 +359,10 @@ void Launcher::indexScope(TSNode Def, const Scope *Parent, unsigned Depth) {
     } else if (is(N, "global_statement") || is(N, "nonlocal_statement") ||
                is(N, "import_statement") || is(N, "import_from_statement")) {
       bindNull(S, N);
+      continue;
+    } else if (is(N, "assert_statement")) {
+      std::vector<TSNode> Ks = kids(N);
+      if (!Ks.empty()) assertFacts(S, Ks[0], 0);
       continue;
     } else if (is(N, "call")) {
       TSNode Fn = field(N, "function");
@@ -441,6 +506,17 @@ bool Launcher::constRangeImpl(TSNode E, const Scope *S, Rng &R, unsigned D) {
   }
   if (is(E, "identifier")) {
     std::string N = M.text(E);
+    // What the launcher asserts of the name (assert NK == 1) holds at the
+    // launches below the assert.
+    for (const Scope *X = S; X; X = X->Parent) {
+      auto It = X->Asserted.find(N);
+      if (It == X->Asserted.end()) continue;
+      const Rng &A = It->second.first;
+      if (A.Lo <= A.Hi && It->second.second < SiteAt) {
+        R = A;
+        return true;
+      }
+    }
     bool IsParam;
     const std::vector<TSNode> *Bs = lookup(S, N, IsParam);
     if (IsParam) return false;
@@ -1083,6 +1159,7 @@ void Launcher::run() {
       std::vector<ArgFact> Fs;
       for (const Site &St : Ss) {
         Work = 0;
+        SiteAt = ts_node_start_byte(St.Call);
         Fs.push_back(argFact(St, Ps[I], I));
       }
       ValueHint H;
@@ -1115,6 +1192,7 @@ void Launcher::run() {
     std::vector<std::vector<ValueHint>> Gs;
     for (const Site &St : Ss) {
       Work = 0;
+      SiteAt = ts_node_start_byte(St.Call);
       std::vector<ValueHint> Axes;
       if (ts_node_is_null(St.Grid) || !gridAxes(St.Grid, St, St.S, Axes, 0)) {
         Gs.clear();

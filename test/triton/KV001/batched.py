@@ -29,3 +29,33 @@ def chunk(k, beta, o):
     BT = 64
     NT = triton.cdiv(T, BT)
     chunk_fwd[(NT, B * H)](k, beta, o, T, H=H, K=K, BT=BT)
+
+
+# A grid of NK * NV programs whose launcher asserts NK == 1: i_kv // NV is
+# 0, whatever NV the kernel recomputes (negative). The same kernel launched
+# without the assert: the key block is any of NK (positive).
+@triton.jit
+def kv_blocks(dv, T, V, B: tl.constexpr, H: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr):
+    i_kv, i_bh = tl.program_id(0), tl.program_id(2).to(tl.int64)
+    NV = tl.cdiv(V, BV)
+    i_k = i_kv // NV
+    tl.store(dv + (i_bh + B * H * i_k) * T * V + tl.arange(0, BK), 0)  # negative: i_k == 0
+
+
+@triton.jit
+def kv_blocks_any(dv, T, V, B: tl.constexpr, H: tl.constexpr, BK: tl.constexpr, BV: tl.constexpr):
+    i_kv, i_bh = tl.program_id(0), tl.program_id(2).to(tl.int64)
+    NV = tl.cdiv(V, BV)
+    i_k = i_kv // NV
+    # CHECK: batched.py:[[@LINE+1]]:27: warning: 32-bit signed product 'B * H * i_k' is used as a memory offset and wraps past 2^31: 'B * H' <= 524,160 ('B' is named like it: Envelope.Requests = 4,095) times 'i_k' <= 65,535 (the grid spans NK*NV, divided by NV ('NK' is bounded by no fact: Envelope.Grid = 65,536)); widen 'B' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+    tl.store(dv + (i_bh + B * H * i_k) * T * V + tl.arange(0, BK), 0)
+
+
+def kv_launch(dv, q, v, BK, BV):
+    B, H, T, K = q.shape
+    V = v.shape[-1]
+    NK = triton.cdiv(K, BK)
+    NV = triton.cdiv(V, BV)
+    kv_blocks_any[(NK * NV, 1, B * H)](dv, T, V, B=B, H=H, BK=BK, BV=BV)
+    assert NK == 1, "one key block"
+    kv_blocks[(NK * NV, 1, B * H)](dv, T, V, B=B, H=H, BK=BK, BV=BV)

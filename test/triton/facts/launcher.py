@@ -146,3 +146,20 @@ def capped(out, numel, max_programs, stride):
     idx = torch.arange(numel, device="cuda")
     n = min(triton.cdiv(numel, 1024), max_programs)
     capped_grid[(n,)](out, idx, stride)
+
+
+# CHECK-LABEL: function asserted
+# What the launcher asserts: NK == 1 makes program_id(0) 0 and D <= 512 a
+# constant range for the parameter; an assert between two names says
+# nothing.
+# CHECK: store (PtrAdd:ptr o (PtrAdd:ptr o (PtrAdd:ptr o (Param:ptr o) (Mul:i32 (LaunchIdx:i32 program_id(0) [0,0]) (Param:i32 n @n))) (Param:i32 D [0,512])) (Param:i32 E @E))
+@triton.jit
+def asserted(o, n, D, E):
+    tl.store(o + tl.program_id(0) * n + D + E, 0)
+
+
+def run_asserted(o, n, D, E, K, BK):
+    NK = triton.cdiv(K, BK)
+    assert NK == 1, "one K block"
+    assert D <= 512 and E <= n
+    asserted[(NK,)](o, n, D, E)
