@@ -156,10 +156,14 @@ private:
     SourceLocation Loc;
     unsigned Offset = 0, Spelling = 0; ///< of the expansion and of the spelling
     FileID File, SpellFile;
+    /// The host conditions that hold at the launch: the `if` branches it
+    /// is in (`if (size_m < 64) k<<<...>>>(..., size_m)`); true = negated.
+    std::vector<std::pair<const Expr *, bool>> Conds;
     bool Lexical = false; ///< read from tokens: LexAxis and LexArgs hold the facts
     SiteFact LexAxis[3];
     std::vector<SiteFact> LexArgs;
   };
+  std::vector<std::pair<const Expr *, bool>> Branches; ///< during walk()
   struct Check {
     std::vector<const Expr *> Factors;
     int64_t Max = 0;
@@ -957,6 +961,24 @@ private:
           addLocal(VD);
     } else if (const auto *IS = dyn_cast<IfStmt>(S)) {
       ifCheck(IS);
+      // The branches: what the condition says holds in each.
+      if (IS->getInit())
+        walk(IS->getInit(), Depth + 1);
+      if (IS->getConditionVariableDeclStmt())
+        walk(IS->getConditionVariableDeclStmt(), Depth + 1);
+      walk(IS->getCond(), Depth + 1);
+      const Expr *C = IS->getCond();
+      if (Branches.size() < 32 && C && !IS->isConstexpr()) {
+        Branches.push_back({C, false});
+        walk(IS->getThen(), Depth + 1);
+        Branches.back().second = true;
+        walk(IS->getElse(), Depth + 1);
+        Branches.pop_back();
+        return;
+      }
+      walk(IS->getThen(), Depth + 1);
+      walk(IS->getElse(), Depth + 1);
+      return;
     } else if (const auto *CO = dyn_cast<ConditionalOperator>(S)) {
       // assert(c) expands to `c ? void(0) : __assert_fail(...)`.
       if (CO->getBeginLoc().isMacroID() && checkMacro(CO->getBeginLoc()))
@@ -1256,6 +1278,7 @@ private:
     L.Spelling = SM.getFileOffset(SM.getSpellingLoc(Loc));
     L.SpellFile = SM.getFileID(SM.getSpellingLoc(Loc));
     L.File = SM.getFileID(FL);
+    L.Conds = Branches;
     Launches.push_back(std::move(L));
   }
 
@@ -1470,11 +1493,63 @@ private:
     return F;
   }
 
-  SiteFact argFact(const Expr *E, unsigned Depth = 0) {
+  /// X < C, X <= C (or C > X ...) among the branch conditions, and their
+  /// negations: the largest value X takes at the launch.
+  std::optional<int64_t> branchMax(const Expr *X, const std::vector<std::pair<const Expr *, bool>> &Cs) {
+    const auto *XD = dyn_cast<DeclRefExpr>(X);
+    if (!XD)
+      return std::nullopt;
+    std::optional<int64_t> Best;
+    std::vector<std::pair<const Expr *, bool>> Work(Cs.begin(), Cs.end());
+    for (size_t I = 0; I < Work.size() && I < 64; ++I) {
+      const Expr *C = strip(Work[I].first);
+      bool Neg = Work[I].second;
+      const auto *BO = dyn_cast_or_null<BinaryOperator>(C);
+      if (!BO)
+        continue;
+      BinaryOperatorKind Op = BO->getOpcode();
+      if ((Op == BO_LAnd && !Neg) || (Op == BO_LOr && Neg)) {
+        Work.push_back({BO->getLHS(), Neg});
+        Work.push_back({BO->getRHS(), Neg});
+        continue;
+      }
+      if (!BO->isRelationalOp())
+        continue;
+      const Expr *L = strip(BO->getLHS()), *R = strip(BO->getRHS());
+      auto Same = [&](const Expr *E) {
+        const auto *D = dyn_cast<DeclRefExpr>(E);
+        return D && D->getDecl() == XD->getDecl();
+      };
+      if (Neg) // !(a < b) is b <= a
+        Op = Op == BO_LT ? BO_GE : Op == BO_LE ? BO_GT : Op == BO_GT ? BO_LE : BO_LT;
+      if (Same(R)) { // c OP x -> x OP' c
+        std::swap(L, R);
+        Op = Op == BO_LT ? BO_GT : Op == BO_LE ? BO_GE : Op == BO_GT ? BO_LT : BO_LE;
+      }
+      if (!Same(L) || (Op != BO_LT && Op != BO_LE))
+        continue;
+      if (auto V = foldInt(R, Ctx)) {
+        int64_t M = Op == BO_LT ? *V - 1 : *V;
+        if (!Best || M < *Best)
+          Best = M;
+      }
+    }
+    return Best;
+  }
+
+  SiteFact argFact(const Expr *E, unsigned Depth = 0,
+                   const std::vector<std::pair<const Expr *, bool>> *Conds = nullptr) {
     SiteFact F;
     if (!E || Depth > 4)
       return F;
     E = strip(E);
+    if (Conds && !Conds->empty())
+      if (auto M = branchMax(E, *Conds); M && *M >= 0) {
+        F.Known = F.HasRange = true;
+        F.Lo = 0; // a size the launch is guarded by from above
+        F.Hi = *M;
+        return F;
+      }
     if (auto V = foldInt(E, Ctx)) {
       F.Known = F.HasRange = true;
       F.Lo = F.Hi = *V;
@@ -1522,7 +1597,7 @@ private:
       QualType T = Def->getParamDecl(I)->getType();
       if (T.isNull() || T->isPointerType() || T->isRealFloatingType() || T->isRecordType())
         continue;
-      S.Args[I] = L.Lexical ? L.LexArgs[I] : argFact(L.Args[I]);
+      S.Args[I] = L.Lexical ? L.LexArgs[I] : argFact(L.Args[I], 0, &L.Conds);
     }
     K.Sites.push_back(std::move(S));
   }

@@ -1,0 +1,51 @@
+// Launch facts, host branches: an argument compared with a constant by the
+// `if` the launch is in is bounded by it (vLLM's GPTQ kernels launch the
+// small-M kernel under `if (size_m < 64)`). A launch in the else branch, or
+// another launch without the branch, joins the sites and the fact is gone;
+// an early return is not read.
+// RUN: %if kvlint %{ %kvlint --dump-ir %s > %t || true %}
+// RUN: %if kvlint %{ FileCheck %s < %t %}
+// RUN: %if kvlint %{ not %kvlint --checks=KV001 %s | FileCheck %s --check-prefix=KV --implicit-check-not=warning: %}
+
+// CHECK-LABEL: function gemm_guarded (cuda, kernel)
+// CHECK-DAG: (Param:i32 size_m [0,63])
+// CHECK-DAG: (Param:i32 size_n [0,8192])
+__global__ void gemm_guarded(float *c, int size_m, int size_n) {
+  int m = blockIdx.y * 16 + threadIdx.y;
+  if (m >= size_m)
+    return;
+  c[m * size_n + threadIdx.x] = 0.f; // negative: m < 64, size_n <= 8192
+}
+void launch_guarded(float *c, int size_m, int size_n) {
+  if (size_m < 64 && size_n <= 8192)
+    gemm_guarded<<<dim3(1, 4), dim3(32, 16)>>>(c, size_m, size_n);
+}
+
+// CHECK-LABEL: function gemm_any (cuda, kernel)
+// CHECK-NOT: [0,63]
+// CHECK: function
+__global__ void gemm_any(float *c, int size_m, int size_n) {
+  int m = blockIdx.y * 16 + threadIdx.y;
+  if (m >= size_m)
+    return;
+  // KV: launch-branches.cu:[[@LINE+1]]:5: warning: 32-bit signed product 'm * size_n' {{.*}} [kvlint-narrowed-index-overflow]
+  c[m * size_n + threadIdx.x] = 0.f; // positive: the else branch launches any size
+}
+void launch_any(float *c, int size_m, int size_n) {
+  if (size_m < 64)
+    gemm_any<<<dim3(1, 4), dim3(32, 16)>>>(c, size_m, size_n);
+  else
+    gemm_any<<<dim3(1, (size_m + 15) / 16), dim3(32, 16)>>>(c, size_m, size_n);
+}
+
+__global__ void gemm_big(float *c, int size_m, int size_n) {
+  int m = blockIdx.y * 16 + threadIdx.y;
+  if (m >= size_m)
+    return;
+  // KV: launch-branches.cu:[[@LINE+1]]:5: warning: 32-bit signed product 'm * size_n' {{.*}} [kvlint-narrowed-index-overflow]
+  c[m * size_n + threadIdx.x] = 0.f; // positive: size_m >= 64 is no upper bound
+}
+void launch_big(float *c, int size_m, int size_n) {
+  if (size_m >= 64)
+    gemm_big<<<dim3(1, (size_m + 15) / 16), dim3(32, 16)>>>(c, size_m, size_n);
+}
