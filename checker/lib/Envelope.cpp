@@ -52,10 +52,12 @@ const DimSpec Specs[] = {
      "7,341,824 (3.7M-slot pools are common on MI300X)"},
     {"KvPages", 8388608,
      "page|block_?(id|idx|ids|num|no|table|tables)|^block$|^blk|physical_?block|^num_?blocks|^indices$|"
+     "^kv_?indptr$|"
      "max_?num_?blocks|max_?blocks",
      "at page size 1 (SGLang) pages are slots: 8,388,608"},
     {"Tokens", 1048576,
-     "token|^tok|^bos$|^eos$|cu_?seqlens|query_?start|^q_?start|start_?loc|^m$|^(size|num|n|total)_?m$|^num_?rows$|"
+     "token|^tok|^bos$|^eos$|cu_?seqlens|^(q|qo|o)_?indptr$|query_?start|^q_?start|start_?loc|^m$|"
+     "^(size|num|n|total)_?m$|^num_?rows$|"
      "^n_?rows$|seq_?len_?q|seqlen_?q|^q_?len|query_?len|max_?seqlen_?q",
      "1M tokens in one step: a training batch of 8 x 128k-token sequences (fla, Liger) or a "
      "1M-token prefill without chunking"},

@@ -169,6 +169,7 @@ private:
 
   // --- sites ----------------------------------------------------------------
   bool mentionsLaunch(TSNode Def, bool OrWalrus = false) const;
+  std::string launchedName(TSNode SubscriptValue) const;
   std::vector<KParam> kernelParams(TSNode Def);
   Site site(TSNode Call, const Scope *S);
   ArgFact argFact(const Site &St, const KParam &P, size_t Index);
@@ -366,8 +367,7 @@ void Launcher::indexScope(TSNode Def, const Scope *Parent, unsigned Depth) {
       continue;
     } else if (is(N, "call")) {
       TSNode Fn = field(N, "function");
-      if (is(Fn, "subscript") && is(field(Fn, "value"), "identifier") &&
-          M.Jit.count(M.text(field(Fn, "value"))))
+      if (is(Fn, "subscript") && M.Jit.count(launchedName(field(Fn, "value"))))
         S.Launches.push_back(N);
     }
     // Statements are walked; an expression only when its text may hold a
@@ -1108,9 +1108,25 @@ ArgFact Launcher::argFact(const Site &St, const KParam &P, size_t Index) {
 /// A cheap filter on the text: does the function spell `kernel[` for one
 /// of the file's jit kernels? Most plain functions do not, and indexing
 /// their bodies would cost more than the rest of the scan of the file.
+/// The kernel a launch subscripts: `kernel[grid]`, or
+/// `torch.library.wrap_triton(kernel)[grid]` (a kernel wrapped for
+/// torch.compile is launched the same way).
+std::string Launcher::launchedName(TSNode V) const {
+  V = stripParens(V);
+  if (is(V, "identifier")) return M.text(V);
+  if (!is(V, "call")) return "";
+  std::string F = M.text(field(V, "function"));
+  static const std::string W = "wrap_triton";
+  if (F.size() < W.size() || F.compare(F.size() - W.size(), W.size(), W) != 0) return "";
+  std::vector<TSNode> As = kids(field(V, "arguments"));
+  if (As.size() != 1 || !is(As[0], "identifier")) return "";
+  return M.text(As[0]);
+}
+
 bool Launcher::mentionsLaunch(TSNode Def, bool OrWalrus) const {
   uint32_t B = ts_node_start_byte(Def), E = ts_node_end_byte(Def);
   if (E > M.Src.size() || E < B) return false;
+  if (M.Src.find("wrap_triton(", B) < E) return true;
   if (OrWalrus)
     for (uint32_t I = B; I + 1 < E; ++I)
       if (M.Src[I] == ':' && M.Src[I + 1] == '=') return true;
@@ -1139,7 +1155,7 @@ void Launcher::run() {
   std::map<uint32_t, TSNode> DefOf;
   for (const Scope &S : Scopes)
     for (TSNode C : S.Launches) {
-      auto J = M.Jit.find(M.text(field(field(C, "function"), "value")));
+      auto J = M.Jit.find(launchedName(field(field(C, "function"), "value")));
       if (J == M.Jit.end()) continue;
       uint32_t Key = ts_node_start_byte(J->second.Def);
       DefOf[Key] = J->second.Def;

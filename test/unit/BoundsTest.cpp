@@ -55,6 +55,12 @@ TEST(Envelope, NamesMapToDimensionsFirstMatchWins) {
   EXPECT_EQ(E.byName("kPageSize")->Key, "BlockSize");    // a k-constant
   EXPECT_EQ(E.byName("expert_ids")->Key, "Experts");
   EXPECT_NE(E.byName("expert_start_loc")->Key, "Experts");
+  EXPECT_EQ(E.byName("q_indptr")->Key, "Tokens");   // a request's first token
+  EXPECT_EQ(E.byName("qo_indptr")->Key, "Tokens");
+  EXPECT_EQ(E.byName("kv_indptr")->Key, "KvPages");  // a request's first page
+  EXPECT_EQ(E.byName("indptr"), nullptr);            // rows of anything
+  EXPECT_EQ(E.byName("T")->Key, "SeqLen");
+  EXPECT_EQ(E.byName("size_m")->Key, "Tokens");
   EXPECT_EQ(E.byName("x"), nullptr);
 }
 

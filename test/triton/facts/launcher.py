@@ -163,3 +163,18 @@ def run_asserted(o, n, D, E, K, BK):
     assert NK == 1, "one K block"
     assert D <= 512 and E <= n
     asserted[(NK,)](o, n, D, E)
+
+
+# CHECK-LABEL: function wrapped_for_compile
+# A kernel wrapped for torch.compile is launched like any other:
+# torch.library.wrap_triton(kernel)[(M,)](...) shows the grid.
+# CHECK: store (PtrAdd:ptr y (Param:ptr y) (Mul:i32 (LaunchIdx:i32 program_id(0) @M) (Param:i32 stride @stride)))
+@triton.jit
+def wrapped_for_compile(y, stride):
+    tl.store(y + tl.program_id(0) * stride, 0)
+
+
+def wrapped(y, x):
+    M, N = x.shape
+    stride = y.stride(0)
+    torch.library.wrap_triton(wrapped_for_compile)[(M,)](y, stride)
