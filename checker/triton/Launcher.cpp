@@ -100,6 +100,7 @@ struct Scope {
   /// `assert NK == 1`, `assert D <= 512`, `assert Lk in {16, 32, 64}`: the
   /// range a launcher asserts for a local or a parameter.
   std::map<std::string, std::pair<Rng, uint32_t>> Asserted; ///< range, where
+  std::set<std::string> Contiguous; ///< `assert x.is_contiguous()`
   std::vector<TSNode> Launches; // kernel[grid](...) calls in this body
   std::vector<TSNode> Nested;   // nested function definitions
 };
@@ -154,6 +155,9 @@ private:
   bool constRangeImpl(TSNode E, const Scope *S, Rng &R, unsigned D);
   std::string valueName(TSNode E, const Scope *S, unsigned D);
   std::string productNames(TSNode E, const Scope *S);
+  bool unitStride(TSNode A, const Scope *S);
+  bool contiguousDims(const std::string &X, const Scope *S, std::vector<std::string> &Dims,
+                      unsigned D);
   bool shapeIndex(TSNode E, std::string &Obj, int64_t &Idx);
   IntTy torchDtype(TSNode E);
   IntTy dtypeOf(TSNode E, const Scope *S, unsigned D);
@@ -255,6 +259,13 @@ void Launcher::assertFacts(Scope &S, TSNode C, unsigned D) {
   if (is(C, "boolean_operator") && M.text(field(C, "operator")) == "and") {
     assertFacts(S, field(C, "left"), D + 1);
     assertFacts(S, field(C, "right"), D + 1);
+    return;
+  }
+  if (is(C, "call")) { // assert x.is_contiguous()
+    TSNode F = field(C, "function");
+    if (is(F, "attribute") && M.text(field(F, "attribute")) == "is_contiguous" &&
+        is(field(F, "object"), "identifier") && kids(field(C, "arguments")).empty())
+      S.Contiguous.insert(M.text(field(F, "object")));
     return;
   }
   if (!is(C, "comparison_operator")) return;
@@ -1095,19 +1106,138 @@ ArgFact Launcher::argFact(const Site &St, const KParam &P, size_t Index) {
     F.K = ArgFact::Const;
     F.R = R;
   } else if (S) {
-    std::string N = valueName(A, S, 0);
-    if (!N.empty()) {
-      F.K = ArgFact::Name;
-      F.Nm = N;
+    if (unitStride(A, S)) {
+      F.K = ArgFact::Const;
+      F.R = {1, 1};
+    } else {
+      std::string N = valueName(A, S, 0);
+      if (!N.empty()) {
+        F.K = ArgFact::Name;
+        F.Nm = N;
+      }
     }
   }
   if (S) F.Elem = dtypeOf(A, S, 0);
   return F;
 }
 
-/// A cheap filter on the text: does the function spell `kernel[` for one
-/// of the file's jit kernels? Most plain functions do not, and indexing
-/// their bodies would cost more than the rest of the scan of the file.
+/// The sizes of a contiguous tensor the launcher shows: one it allocates
+/// (torch.empty(a, b, c), torch.zeros((a, b)), x.new_empty(...),
+/// torch.empty(y.shape)), or one made contiguous (`y.contiguous()`,
+/// `assert x.is_contiguous()`) whose shape the launcher unpacks (B, T, H, K =
+/// x.shape). Each size is a constant or a name; false when any is neither.
+bool Launcher::contiguousDims(const std::string &X, const Scope *S, std::vector<std::string> &Dims,
+                              unsigned D) {
+  if (D > 3) return false;
+  auto Unpacked = [&](const std::string &Obj) {
+    for (const Scope *Y = S; Y; Y = Y->Parent) {
+      std::vector<std::string> Out;
+      for (int64_t I = 0; I < 8; ++I) {
+        auto It = Y->ShapeNames.find({Obj, I});
+        if (It == Y->ShapeNames.end()) break;
+        Out.push_back(It->second);
+      }
+      // A full unpacking records the dimensions from the end too.
+      int64_t N = int64_t(Out.size());
+      if (N && Y->ShapeNames.count({Obj, -N}) && !Y->ShapeNames.count({Obj, N})) {
+        Dims = Out;
+        return true;
+      }
+    }
+    return false;
+  };
+  auto Sizes = [&](const std::vector<TSNode> &Es) {
+    Dims.clear();
+    for (TSNode E : Es) {
+      Rng R;
+      if (constRange(E, S, R, 0) && R.Lo == R.Hi && R.Lo >= 1) {
+        Dims.push_back(std::to_string(R.Lo));
+        continue;
+      }
+      std::string N = valueName(E, S, 0);
+      if (N.empty() || N.find('*') != std::string::npos) return false;
+      Dims.push_back(N);
+    }
+    return !Dims.empty();
+  };
+  for (const Scope *Y = S; Y; Y = Y->Parent)
+    if (Y->Contiguous.count(X)) return Unpacked(X);
+  // The one binding of X (a parameter rebound as `x = x.contiguous()`
+  // included).
+  const std::vector<TSNode> *Bs = nullptr;
+  for (const Scope *Y = S; Y && !Bs; Y = Y->Parent) {
+    auto It = Y->Binds.find(X);
+    if (It != Y->Binds.end()) Bs = &It->second;
+    else if (Y->Params.count(X)) break;
+  }
+  if (!Bs || Bs->size() != 1 || ts_node_is_null((*Bs)[0])) return false;
+  TSNode V = stripParens((*Bs)[0]);
+  if (!is(V, "call")) return false;
+  TSNode Fn = field(V, "function");
+  std::vector<TSNode> Pos;
+  for (TSNode A : kids(field(V, "arguments")))
+    if (!is(A, "keyword_argument")) Pos.push_back(A);
+  // y.contiguous(): y's unpacked shape.
+  if (is(Fn, "attribute") && M.text(field(Fn, "attribute")) == "contiguous" && Pos.empty()) {
+    TSNode Obj = field(Fn, "object");
+    if (!is(Obj, "identifier")) return false;
+    return Unpacked(M.text(Obj)) || Unpacked(X) || contiguousDims(M.text(Obj), S, Dims, D + 1);
+  }
+  std::string Q = M.qualify(Fn, nullptr);
+  std::string Meth = is(Fn, "attribute") ? M.text(field(Fn, "attribute")) : "";
+  static const std::set<std::string> Makers = {"torch.empty", "torch.zeros", "torch.ones",
+                                               "torch.full", "torch.rand", "torch.randn"};
+  static const std::set<std::string> NewMakers = {"new_empty", "new_zeros", "new_ones",
+                                                  "new_full"};
+  bool Full = Q == "torch.full" || Meth == "new_full";
+  if (!Makers.count(Q) && !NewMakers.count(Meth)) return false;
+  if (Pos.empty()) return false;
+  TSNode First = stripParens(Pos[0]);
+  // torch.empty(y.shape), torch.empty((a, b)), torch.empty(a, b)
+  if (is(First, "attribute") && M.text(field(First, "attribute")) == "shape" &&
+      is(field(First, "object"), "identifier"))
+    return Unpacked(M.text(field(First, "object")));
+  if (is(First, "tuple") || is(First, "list")) return Sizes(kids(First));
+  if (Full) return false; // torch.full(size, value): the size is a tuple
+  return Sizes(Pos);
+}
+
+/// x.stride(i) (or x.stride()[i]) of the last dimension of a contiguous
+/// tensor whose sizes the launcher shows: 1. (The strides of the other
+/// dimensions are products of sizes the launcher only names; tried as facts,
+/// they made more findings than they removed: a name like `K` is a head dim
+/// in attention and the reduction of a matmul, docs/precision.md.)
+bool Launcher::unitStride(TSNode A, const Scope *S) {
+  A = stripParens(A);
+  TSNode Obj{}, IdxN{};
+  if (is(A, "call")) {
+    TSNode Fn = field(A, "function");
+    std::vector<TSNode> As = kids(field(A, "arguments"));
+    if (!is(Fn, "attribute") || M.text(field(Fn, "attribute")) != "stride" || As.size() != 1)
+      return false;
+    Obj = field(Fn, "object");
+    IdxN = As[0];
+  } else if (is(A, "subscript")) {
+    TSNode V = stripParens(field(A, "value"));
+    std::vector<TSNode> Subs = fieldKids(A, "subscript");
+    if (!is(V, "call") || Subs.size() != 1) return false;
+    TSNode Fn = field(V, "function");
+    if (!is(Fn, "attribute") || M.text(field(Fn, "attribute")) != "stride" ||
+        !kids(field(V, "arguments")).empty())
+      return false;
+    Obj = field(Fn, "object");
+    IdxN = Subs[0];
+  } else {
+    return false;
+  }
+  Rng I;
+  if (!is(Obj, "identifier") || !constRange(IdxN, nullptr, I, 0) || I.Lo != I.Hi) return false;
+  std::vector<std::string> Dims;
+  if (!contiguousDims(M.text(Obj), S, Dims, 0)) return false;
+  int64_t N = int64_t(Dims.size()), K = I.Lo < 0 ? I.Lo + N : I.Lo;
+  return N >= 1 && K == N - 1;
+}
+
 /// The kernel a launch subscripts: `kernel[grid]`, or
 /// `torch.library.wrap_triton(kernel)[grid]` (a kernel wrapped for
 /// torch.compile is launched the same way).
@@ -1123,6 +1253,9 @@ std::string Launcher::launchedName(TSNode V) const {
   return M.text(As[0]);
 }
 
+/// A cheap filter on the text: does the function spell `kernel[` for one
+/// of the file's jit kernels? Most plain functions do not, and indexing
+/// their bodies would cost more than the rest of the scan of the file.
 bool Launcher::mentionsLaunch(TSNode Def, bool OrWalrus) const {
   uint32_t B = ts_node_start_byte(Def), E = ts_node_end_byte(Def);
   if (E > M.Src.size() || E < B) return false;

@@ -178,3 +178,23 @@ def wrapped(y, x):
     M, N = x.shape
     stride = y.stride(0)
     torch.library.wrap_triton(wrapped_for_compile)[(M,)](y, stride)
+
+
+# CHECK-LABEL: function unit_strides
+# The last dimension's stride of a contiguous tensor the launcher shows is 1:
+# one it allocates, one made contiguous (its shape unpacked), one asserted
+# contiguous. Other strides, and a tensor of unknown layout, stay as named.
+# CHECK: store (PtrAdd:ptr o {{.*}}(Param:i32 s_alloc [1,1]){{.*}}(Param:i32 s_contig [1,1]){{.*}}(Param:i32 s_assert [1,1]){{.*}}(Param:i32 s_row){{.*}}(Param:i32 s_any)
+@triton.jit
+def unit_strides(o, s_alloc, s_contig, s_assert, s_row, s_any):
+    i = tl.program_id(0)
+    tl.store(o + i * s_alloc + i * s_contig + i * s_assert + i * s_row + i * s_any, 0)
+
+
+def unit(x, y, z):
+    T, H, D = y.shape
+    N, E = z.shape
+    out = torch.empty(T, H, D, device=x.device)
+    y = y.contiguous()
+    assert z.is_contiguous()
+    unit_strides[(T,)](out, out.stride(-1), y.stride(2), z.stride(1), out.stride(0), x.stride(-1))
