@@ -52,7 +52,7 @@ const DimSpec Specs[] = {
      "7,341,824 (3.7M-slot pools are common on MI300X)"},
     {"KvPages", 8388608,
      "page|block_?(id|idx|ids|num|no|table|tables)|^block$|^blk|physical_?block|^num_?blocks|^indices$|"
-     "^kv_?indptr$|"
+     "^kv_?indptr$|^(src|dst)_?blocks$|"
      "max_?num_?blocks|max_?blocks",
      "at page size 1 (SGLang) pages are slots: 8,388,608"},
     {"Tokens", 1048576,

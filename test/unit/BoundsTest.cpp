@@ -58,6 +58,8 @@ TEST(Envelope, NamesMapToDimensionsFirstMatchWins) {
   EXPECT_EQ(E.byName("q_indptr")->Key, "Tokens");   // a request's first token
   EXPECT_EQ(E.byName("qo_indptr")->Key, "Tokens");
   EXPECT_EQ(E.byName("kv_indptr")->Key, "KvPages");  // a request's first page
+  EXPECT_EQ(E.byName("src_blocks")->Key, "KvPages"); // copy/swap block lists
+  EXPECT_EQ(E.byName("x_blocks"), nullptr);          // CTAs, not KV blocks
   EXPECT_EQ(E.byName("indptr"), nullptr);            // rows of anything
   EXPECT_EQ(E.byName("T")->Key, "SeqLen");
   EXPECT_EQ(E.byName("size_m")->Key, "Tokens");
