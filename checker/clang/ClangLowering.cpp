@@ -758,14 +758,43 @@ private:
     // The standard library's bodies (std::vector::resize) compute sizes, not
     // the caller's offsets: a system header's function stays a call.
     bool System = FD && SM.isInSystemHeader(SM.getExpansionLoc(FD->getLocation()));
+    // A lambda's call (`store(row, v)`): its body is inlined like a helper's,
+    // the lambda object being argument 0; captured locals are the enclosing
+    // function's, which the body names directly.
+    unsigned First = 0;
+    if (const auto *OC = dyn_cast<CXXOperatorCallExpr>(CE);
+        OC && OC->getOperator() == OO_Call && FD && isa<CXXMethodDecl>(FD) &&
+        cast<CXXMethodDecl>(FD)->getParent() && cast<CXXMethodDecl>(FD)->getParent()->isLambda())
+      First = 1;
+    // In a template the call is dependent and names no callee: the lambda
+    // is the callee's closure type (a CXXOperatorCallExpr when resolved, a
+    // plain CallExpr on the variable when not).
+    if (!FD) {
+      const Expr *Callee = isa<CXXOperatorCallExpr>(CE) && N >= 1 ? CE->getArg(0) : CE->getCallee();
+      const CXXRecordDecl *RD =
+          Callee ? Callee->IgnoreParenImpCasts()->getType().getNonReferenceType()->getAsCXXRecordDecl()
+                 : nullptr;
+      const CXXMethodDecl *Op = RD && RD->isLambda() ? RD->getLambdaCallOperator() : nullptr;
+      // `auto store = [&](...) {...}` in a template: the variable's type is
+      // not deduced yet, its initializer is the lambda.
+      if (!Op && Callee)
+        if (const auto *DR = dyn_cast<DeclRefExpr>(Callee->IgnoreParenImpCasts()))
+          if (const auto *VD = dyn_cast<VarDecl>(DR->getDecl()); VD && VD->getInit())
+            if (const auto *LE = dyn_cast<LambdaExpr>(VD->getInit()->IgnoreImplicit()))
+              Op = LE->getCallOperator();
+      if (Op && Op->hasBody()) {
+        FD = Op;
+        First = isa<CXXOperatorCallExpr>(CE) ? 1 : 0;
+      }
+    }
     if (FD && FD->hasBody() && !System && Stack.size() <= MaxInlineDepth &&
         std::find(Stack.begin(), Stack.end(), FD) == Stack.end() &&
-        !isa<CXXOperatorCallExpr>(CE) && FD->getNumParams() == N &&
+        (!isa<CXXOperatorCallExpr>(CE) || First == 1) && FD->getNumParams() + First == N &&
         (ty(CE->getType()).known() || ty(CE->getType()).Pointer ||
          CE->getType()->isVoidType() || CE->getType()->isDependentType())) {
       auto SavedEnv = Env;
-      for (unsigned I = 0; I < N; ++I)
-        Env[FD->getParamDecl(I)] = Args[I];
+      for (unsigned I = First; I < N; ++I)
+        Env[FD->getParamDecl(I - First)] = Args[I];
       Stack.push_back(FD);
       Returns.emplace_back();
       lowerStmt(FD->getBody());
