@@ -340,14 +340,19 @@ const Node *leftmostFactor(const Node *N) {
   return N;
 }
 
+const Node *addressStep(const Node *N) {
+  bool Through = N && (N->K == Kind::PtrAdd || N->K == Kind::Var ||
+                       (N->K == Kind::Cast && (N->Ty.Pointer || !N->Ty.known())) ||
+                       (N->K == Kind::Call && N->op(0)));
+  return Through ? N->op(0) : nullptr;
+}
+
 const Node *addressBase(const Node *N) {
   for (unsigned I = 0; N && I < 64; ++I) {
-    bool Through = N->K == Kind::PtrAdd || N->K == Kind::Var ||
-                   (N->K == Kind::Cast && (N->Ty.Pointer || !N->Ty.known())) ||
-                   (N->K == Kind::Call && N->op(0));
-    if (!Through)
+    const Node *Next = addressStep(N);
+    if (!Next)
       return N;
-    N = N->op(0);
+    N = Next;
   }
   return N;
 }

@@ -361,17 +361,11 @@ struct NarrowedIndexOverflow::Walk {
 // A name on the way from the address to its base (the pointer, a local
 // holding it, an accessor returning it) that says it is shared memory.
 bool NarrowedIndexOverflow::namedOnChip(const Node *N) const {
-  for (unsigned I = 0; N && I < 64; ++I) {
+  for (unsigned I = 0; N && I < 64; ++I, N = addressStep(N)) {
     bool Named = N->K == Kind::Param || N->K == Kind::Call || N->K == Kind::Unknown ||
                  (N->K == Kind::Var && N->Ty.Pointer);
     if (Named && !N->Name.empty() && std::regex_search(leafName(N->Name), OnChipRe))
       return true;
-    bool Through = N->K == Kind::PtrAdd || N->K == Kind::Var ||
-                   (N->K == Kind::Cast && (N->Ty.Pointer || !N->Ty.known())) ||
-                   (N->K == Kind::Call && N->op(0));
-    if (!Through)
-      return false;
-    N = N->op(0);
   }
   return false;
 }

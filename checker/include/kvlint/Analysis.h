@@ -75,6 +75,9 @@ bool sameValue(const Node *A, const Node *B);
 /// casts and inlined calls: `cache` for `(cache + page * k)[off]`.
 const Node *addressBase(const Node *Addr);
 
+/// One step of that walk: the pointer below N, or null where N is the base.
+const Node *addressStep(const Node *N);
+
 /// A node's name for messages and name patterns: its Name, else its text.
 std::string nameOf(const Node *N);
 
