@@ -1149,21 +1149,22 @@ private:
     return false;
   }
 
-  /// Bounds from a condition that holds (Holds) or fails (!Holds): `p <= M`
-  /// and `p < M` under &&, or `p > M`, `p >= M` under || when it fails.
-  void addBounds(const Expr *C, bool Holds, const std::string &What, SourceLocation Loc,
-                 unsigned Depth = 0) {
+  /// Each `p <= Max` a condition says when it holds (Holds) or fails: `p <
+  /// M`, `p <= M`, `M > p`, `M >= p` with M a constant, under && (or under ||
+  /// when it fails), through `!`, casts and __builtin_expect.
+  template <typename Fn>
+  void upperBounds(const Expr *C, bool Holds, const Fn &Each, unsigned Depth = 0) {
     if (!C || Depth > 16)
       return;
     C = C->IgnoreParenImpCasts();
     if (const auto *CE = dyn_cast<CallExpr>(C)) // __builtin_expect(c, 0), C10_UNLIKELY
       if (CE->getNumArgs() >= 1 && calleeOf(CE->getCallee()).find("expect") != std::string::npos)
-        return addBounds(CE->getArg(0), Holds, What, Loc, Depth + 1);
+        return upperBounds(CE->getArg(0), Holds, Each, Depth + 1);
     if (const auto *CE = dyn_cast<CastExpr>(C))
-      return addBounds(CE->getSubExpr(), Holds, What, Loc, Depth + 1);
+      return upperBounds(CE->getSubExpr(), Holds, Each, Depth + 1);
     if (const auto *UO = dyn_cast<UnaryOperator>(C)) {
       if (UO->getOpcode() == UO_LNot)
-        addBounds(UO->getSubExpr(), !Holds, What, Loc, Depth + 1);
+        upperBounds(UO->getSubExpr(), !Holds, Each, Depth + 1);
       return;
     }
     const auto *BO = dyn_cast<BinaryOperator>(C);
@@ -1171,8 +1172,8 @@ private:
       return;
     BinaryOperatorKind Op = BO->getOpcode();
     if ((Op == BO_LAnd && Holds) || (Op == BO_LOr && !Holds)) {
-      addBounds(BO->getLHS(), Holds, What, Loc, Depth + 1);
-      addBounds(BO->getRHS(), Holds, What, Loc, Depth + 1);
+      upperBounds(BO->getLHS(), Holds, Each, Depth + 1);
+      upperBounds(BO->getRHS(), Holds, Each, Depth + 1);
       return;
     }
     if (!BO->isRelationalOp())
@@ -1188,7 +1189,12 @@ private:
     auto V = foldInt(strip(M), Ctx);
     if (!V || foldInt(strip(P), Ctx))
       return;
-    addProduct(P, Strict ? *V - 1 : *V, What, Loc);
+    Each(P, Strict ? *V - 1 : *V);
+  }
+
+  /// Bounds from a host check: each `p <= M` it says is a checked product.
+  void addBounds(const Expr *C, bool Holds, const std::string &What, SourceLocation Loc) {
+    upperBounds(C, Holds, [&](const Expr *P, int64_t Max) { addProduct(P, Max, What, Loc); });
   }
 
   /// p <= Max where p is a product: its factors, constants folded into Max.
@@ -1493,47 +1499,19 @@ private:
     return F;
   }
 
-  /// X < C, X <= C (or C > X ...) among the branch conditions, and their
-  /// negations: the largest value X takes at the launch.
+  /// The largest value X takes where the launch's branch conditions (true =
+  /// negated) hold: the smallest `X <= M` they say (upperBounds).
   std::optional<int64_t> branchMax(const Expr *X, const std::vector<std::pair<const Expr *, bool>> &Cs) {
     const auto *XD = dyn_cast<DeclRefExpr>(X);
     if (!XD)
       return std::nullopt;
     std::optional<int64_t> Best;
-    std::vector<std::pair<const Expr *, bool>> Work(Cs.begin(), Cs.end());
-    for (size_t I = 0; I < Work.size() && I < 64; ++I) {
-      const Expr *C = strip(Work[I].first);
-      bool Neg = Work[I].second;
-      const auto *BO = dyn_cast_or_null<BinaryOperator>(C);
-      if (!BO)
-        continue;
-      BinaryOperatorKind Op = BO->getOpcode();
-      if ((Op == BO_LAnd && !Neg) || (Op == BO_LOr && Neg)) {
-        Work.push_back({BO->getLHS(), Neg});
-        Work.push_back({BO->getRHS(), Neg});
-        continue;
-      }
-      if (!BO->isRelationalOp())
-        continue;
-      const Expr *L = strip(BO->getLHS()), *R = strip(BO->getRHS());
-      auto Same = [&](const Expr *E) {
-        const auto *D = dyn_cast<DeclRefExpr>(E);
-        return D && D->getDecl() == XD->getDecl();
-      };
-      if (Neg) // !(a < b) is b <= a
-        Op = Op == BO_LT ? BO_GE : Op == BO_LE ? BO_GT : Op == BO_GT ? BO_LE : BO_LT;
-      if (Same(R)) { // c OP x -> x OP' c
-        std::swap(L, R);
-        Op = Op == BO_LT ? BO_GT : Op == BO_LE ? BO_GE : Op == BO_GT ? BO_LT : BO_LE;
-      }
-      if (!Same(L) || (Op != BO_LT && Op != BO_LE))
-        continue;
-      if (auto V = foldInt(R, Ctx)) {
-        int64_t M = Op == BO_LT ? *V - 1 : *V;
-        if (!Best || M < *Best)
+    for (const auto &[C, Neg] : Cs)
+      upperBounds(C, !Neg, [&](const Expr *P, int64_t M) {
+        const auto *D = dyn_cast<DeclRefExpr>(strip(P));
+        if (D && D->getDecl() == XD->getDecl() && (!Best || M < *Best))
           Best = M;
-      }
-    }
+      });
     return Best;
   }
 

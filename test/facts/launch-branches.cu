@@ -49,3 +49,19 @@ void launch_big(float *c, int size_m, int size_n) {
   if (size_m >= 64)
     gemm_big<<<dim3(1, (size_m + 15) / 16), dim3(32, 16)>>>(c, size_m, size_n);
 }
+
+// The branch conditions are read like the host checks (upperBounds): a
+// negated comparison and __builtin_expect say the same bound.
+// CHECK-LABEL: function gemm_negated (cuda, kernel)
+// CHECK-DAG: (Param:i32 size_m [0,63])
+// CHECK-DAG: (Param:i32 size_n [0,4096])
+__global__ void gemm_negated(float *c, int size_m, int size_n) {
+  int m = blockIdx.y * 16 + threadIdx.y;
+  if (m >= size_m)
+    return;
+  c[m * size_n + threadIdx.x] = 0.f; // negative: m < 64, size_n <= 4096
+}
+void launch_negated(float *c, int size_m, int size_n) {
+  if (!(size_m >= 64) && __builtin_expect(size_n <= 4096, 1))
+    gemm_negated<<<dim3(1, 4), dim3(32, 16)>>>(c, size_m, size_n);
+}
