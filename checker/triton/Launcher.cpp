@@ -156,8 +156,7 @@ private:
   std::string valueName(TSNode E, const Scope *S, unsigned D);
   std::string productNames(TSNode E, const Scope *S);
   bool unitStride(TSNode A, const Scope *S);
-  bool contiguousDims(const std::string &X, const Scope *S, std::vector<std::string> &Dims,
-                      unsigned D);
+  int64_t contiguousRank(const std::string &X, const Scope *S, unsigned D);
   bool shapeIndex(TSNode E, std::string &Obj, int64_t &Idx);
   IntTy torchDtype(TSNode E);
   IntTy dtypeOf(TSNode E, const Scope *S, unsigned D);
@@ -1121,44 +1120,30 @@ ArgFact Launcher::argFact(const Site &St, const KParam &P, size_t Index) {
   return F;
 }
 
-/// The sizes of a contiguous tensor the launcher shows: one it allocates
+/// The rank of a contiguous tensor the launcher shows: one it allocates
 /// (torch.empty(a, b, c), torch.zeros((a, b)), x.new_empty(...),
 /// torch.empty(y.shape)), or one made contiguous (`y.contiguous()`,
 /// `assert x.is_contiguous()`) whose shape the launcher unpacks (B, T, H, K =
-/// x.shape). Each size is a constant or a name; false when any is neither.
-bool Launcher::contiguousDims(const std::string &X, const Scope *S, std::vector<std::string> &Dims,
-                              unsigned D) {
-  if (D > 3) return false;
-  auto Unpacked = [&](const std::string &Obj) {
+/// x.shape). Each size given must be a constant or a name. 0: not known.
+int64_t Launcher::contiguousRank(const std::string &X, const Scope *S, unsigned D) {
+  if (D > 3) return 0;
+  auto Unpacked = [&](const std::string &Obj) -> int64_t {
     for (const Scope *Y = S; Y; Y = Y->Parent) {
-      std::vector<std::string> Out;
-      for (int64_t I = 0; I < 8; ++I) {
-        auto It = Y->ShapeNames.find({Obj, I});
-        if (It == Y->ShapeNames.end()) break;
-        Out.push_back(It->second);
-      }
+      int64_t N = 0;
+      while (N < 8 && Y->ShapeNames.count({Obj, N})) ++N;
       // A full unpacking records the dimensions from the end too.
-      int64_t N = int64_t(Out.size());
-      if (N && Y->ShapeNames.count({Obj, -N}) && !Y->ShapeNames.count({Obj, N})) {
-        Dims = Out;
-        return true;
-      }
+      if (N && Y->ShapeNames.count({Obj, -N}) && !Y->ShapeNames.count({Obj, N})) return N;
     }
-    return false;
+    return 0;
   };
-  auto Sizes = [&](const std::vector<TSNode> &Es) {
-    Dims.clear();
+  auto Sizes = [&](const std::vector<TSNode> &Es) -> int64_t {
     for (TSNode E : Es) {
       Rng R;
-      if (constRange(E, S, R, 0) && R.Lo == R.Hi && R.Lo >= 1) {
-        Dims.push_back(std::to_string(R.Lo));
-        continue;
-      }
+      if (constRange(E, S, R, 0) && R.Lo == R.Hi && R.Lo >= 1) continue;
       std::string N = valueName(E, S, 0);
-      if (N.empty() || N.find('*') != std::string::npos) return false;
-      Dims.push_back(N);
+      if (N.empty() || N.find('*') != std::string::npos) return 0;
     }
-    return !Dims.empty();
+    return int64_t(Es.size());
   };
   for (const Scope *Y = S; Y; Y = Y->Parent)
     if (Y->Contiguous.count(X)) return Unpacked(X);
@@ -1170,9 +1155,9 @@ bool Launcher::contiguousDims(const std::string &X, const Scope *S, std::vector<
     if (It != Y->Binds.end()) Bs = &It->second;
     else if (Y->Params.count(X)) break;
   }
-  if (!Bs || Bs->size() != 1 || ts_node_is_null((*Bs)[0])) return false;
+  if (!Bs || Bs->size() != 1 || ts_node_is_null((*Bs)[0])) return 0;
   TSNode V = stripParens((*Bs)[0]);
-  if (!is(V, "call")) return false;
+  if (!is(V, "call")) return 0;
   TSNode Fn = field(V, "function");
   std::vector<TSNode> Pos;
   for (TSNode A : kids(field(V, "arguments")))
@@ -1180,8 +1165,10 @@ bool Launcher::contiguousDims(const std::string &X, const Scope *S, std::vector<
   // y.contiguous(): y's unpacked shape.
   if (is(Fn, "attribute") && M.text(field(Fn, "attribute")) == "contiguous" && Pos.empty()) {
     TSNode Obj = field(Fn, "object");
-    if (!is(Obj, "identifier")) return false;
-    return Unpacked(M.text(Obj)) || Unpacked(X) || contiguousDims(M.text(Obj), S, Dims, D + 1);
+    if (!is(Obj, "identifier")) return 0;
+    if (int64_t N = Unpacked(M.text(Obj))) return N;
+    if (int64_t N = Unpacked(X)) return N;
+    return contiguousRank(M.text(Obj), S, D + 1);
   }
   std::string Q = M.qualify(Fn, nullptr);
   std::string Meth = is(Fn, "attribute") ? M.text(field(Fn, "attribute")) : "";
@@ -1190,15 +1177,15 @@ bool Launcher::contiguousDims(const std::string &X, const Scope *S, std::vector<
   static const std::set<std::string> NewMakers = {"new_empty", "new_zeros", "new_ones",
                                                   "new_full"};
   bool Full = Q == "torch.full" || Meth == "new_full";
-  if (!Makers.count(Q) && !NewMakers.count(Meth)) return false;
-  if (Pos.empty()) return false;
+  if (!Makers.count(Q) && !NewMakers.count(Meth)) return 0;
+  if (Pos.empty()) return 0;
   TSNode First = stripParens(Pos[0]);
   // torch.empty(y.shape), torch.empty((a, b)), torch.empty(a, b)
   if (is(First, "attribute") && M.text(field(First, "attribute")) == "shape" &&
       is(field(First, "object"), "identifier"))
     return Unpacked(M.text(field(First, "object")));
   if (is(First, "tuple") || is(First, "list")) return Sizes(kids(First));
-  if (Full) return false; // torch.full(size, value): the size is a tuple
+  if (Full) return 0; // torch.full(size, value): the size is a tuple
   return Sizes(Pos);
 }
 
@@ -1232,9 +1219,7 @@ bool Launcher::unitStride(TSNode A, const Scope *S) {
   }
   Rng I;
   if (!is(Obj, "identifier") || !constRange(IdxN, nullptr, I, 0) || I.Lo != I.Hi) return false;
-  std::vector<std::string> Dims;
-  if (!contiguousDims(M.text(Obj), S, Dims, 0)) return false;
-  int64_t N = int64_t(Dims.size()), K = I.Lo < 0 ? I.Lo + N : I.Lo;
+  int64_t N = contiguousRank(M.text(Obj), S, 0), K = I.Lo < 0 ? I.Lo + N : I.Lo;
   return N >= 1 && K == N - 1;
 }
 
