@@ -27,3 +27,10 @@ __global__ void bounded(float *c, int size_n) {
   auto store = [&](int row, float v) { c[row * size_n + threadIdx.x] = v; };
   store(threadIdx.y, 1.f); // negative: a row of the block times a row width
 }
+
+__global__ void widened(float *c, const int *pages, int size_n) {
+  int page = pages[blockIdx.x];
+  // negative: the fixed form, the row widened before it multiplies
+  auto store = [&](int64_t row, float v) { c[row * size_n + threadIdx.x] = v; };
+  store(page, 1.f);
+}

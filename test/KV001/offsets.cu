@@ -112,4 +112,6 @@ __global__ void bit_index(const unsigned char *mask, const unsigned *words, floa
   out[0] = mask[(qo_idx * kv_len + kv_idx) / 8] + words[offset >> 5];
   const int pos = blockIdx.y * 4096 + threadIdx.x;
   out[1] = words[pos * 3 / block_size];              // negative: a division by a size
+  const uint64_t wide = static_cast<uint64_t>(qo_idx) * kv_len + kv_idx;
+  out[2] = mask[wide / 8];                           // negative: FlashInfer's fix, widened first
 }
