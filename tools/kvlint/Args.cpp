@@ -132,6 +132,13 @@ const std::vector<Flag> &flags() {
          C.IncludeGenerated = true;
          return "";
        }},
+      {{"--include-tests"}, "",
+       "also scan the directories named test, tests or benchmarks found below\n"
+       "a directory (test kernels run at the sizes the test picks); skipped by default",
+       [](CliOptions &C, const std::string &) -> std::string {
+         C.IncludeTests = true;
+         return "";
+       }},
       {{"--baseline"}, "FILE", "report only findings not recorded in FILE",
        [](CliOptions &C, const std::string &V) -> std::string {
          C.Baseline = V;

@@ -33,6 +33,7 @@ struct CliOptions {
   unsigned ShardI = 0, ShardN = 1;
   bool Fix = false, ListRules = false, DumpIR = false, Verbose = false;
   bool IncludeGenerated = false; ///< also scan generated files found in directories
+  bool IncludeTests = false;     ///< also scan test and benchmark directories
 };
 
 /// Parses Args into C. Returns -1 to go on, or an exit status to stop with

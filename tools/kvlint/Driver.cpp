@@ -133,9 +133,11 @@ int runDriver(const std::vector<std::string> &Args) {
 
   std::vector<std::string> Found;
   std::vector<FileNote> Notes;
-  unsigned Generated = 0;
+  WalkSkips Walk;
+  Walk.Generated = !C.IncludeGenerated;
+  Walk.Tests = !C.IncludeTests;
   for (const std::string &In : C.Inputs)
-    collect(In, C.Excludes, Found, Notes, C.IncludeGenerated ? nullptr : &Generated);
+    collect(In, C.Excludes, Found, Notes, Walk);
   keepShard(Found, C.ShardI, C.ShardN);
   bool WholeTree = !C.Diff.empty();
   for (const std::string &In : C.Inputs)
@@ -314,11 +316,16 @@ int runDriver(const std::vector<std::string> &Args) {
     std::cerr << "kvlint: " << Quiet << " note(s) about missing headers or recovered parse "
               << "errors; run with -v to see them\n";
   if (WholeTree) {
-    std::cerr << "kvlint: " << Sum.FilesAnalysed << " file(s) analysed, " << Skipped + Generated
-              << " skipped, " << Sum.FilesFailed << " failed\n";
-    if (Generated)
-      std::cerr << "kvlint: " << Generated
+    std::cerr << "kvlint: " << Sum.FilesAnalysed << " file(s) analysed, "
+              << Skipped + Walk.GeneratedFiles + Walk.TestFiles << " skipped, " << Sum.FilesFailed
+              << " failed\n";
+    if (Walk.GeneratedFiles)
+      std::cerr << "kvlint: " << Walk.GeneratedFiles
                 << " generated file(s) skipped (--include-generated scans them)\n";
+    if (Walk.TestFiles)
+      std::cerr << "kvlint: " << Walk.TestFiles
+                << " file(s) in test or benchmark directories skipped (--include-tests scans "
+                   "them)\n";
   }
   if (InBaseline)
     std::cerr << "kvlint: " << InBaseline << " finding(s) in the baseline not shown\n";

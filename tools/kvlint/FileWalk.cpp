@@ -93,9 +93,12 @@ bool isGenerated(const std::string &Path) {
   return false;
 }
 
+bool isTestDir(const std::string &Name) {
+  return Name == "test" || Name == "tests" || Name == "benchmarks";
+}
+
 void collect(const std::string &Input, const std::vector<std::string> &Excludes,
-             std::vector<std::string> &Files, std::vector<FileNote> &Notes,
-             unsigned *Generated) {
+             std::vector<std::string> &Files, std::vector<FileNote> &Notes, WalkSkips &Skips) {
   std::error_code EC;
   fs::file_status St = fs::status(Input, EC);
   if (EC || !fs::exists(St)) {
@@ -117,6 +120,9 @@ void collect(const std::string &Input, const std::vector<std::string> &Excludes,
     Notes.push_back({Input, "cannot read directory: " + EC.message(), true});
     return;
   }
+  // The test directory the walk is in (its depth), whose files are counted
+  // and left out.
+  int InTests = -1;
   for (; It != End; It.increment(EC)) {
     if (EC) {
       Notes.push_back({Input, "error while walking: " + EC.message(), false});
@@ -125,16 +131,24 @@ void collect(const std::string &Input, const std::vector<std::string> &Excludes,
     }
     std::string Name = It->path().filename().string();
     std::error_code E2;
+    if (InTests >= 0 && It.depth() <= InTests)
+      InTests = -1;
     if (It->is_directory(E2)) {
       if ((!Name.empty() && Name[0] == '.') || Name == "__pycache__" || Name == "node_modules" ||
           excluded(It->path().string(), Excludes))
         It.disable_recursion_pending();
+      else if (InTests < 0 && Skips.Tests && isTestDir(Name))
+        InTests = It.depth();
       continue;
     }
     if (!It->is_regular_file(E2) || !isSourceExt(Name) || excluded(It->path().string(), Excludes))
       continue;
-    if (Generated && isGenerated(It->path().string())) {
-      ++*Generated;
+    if (InTests >= 0) {
+      ++Skips.TestFiles;
+      continue;
+    }
+    if (Skips.Generated && isGenerated(It->path().string())) {
+      ++Skips.GeneratedFiles;
       continue;
     }
     Found.push_back(It->path().lexically_normal().string());

@@ -22,14 +22,25 @@ bool excluded(const std::string &Path, const std::vector<std::string> &Excludes)
 /// there is fixed in the generator, not on the line.
 bool isGenerated(const std::string &Path);
 
+/// A directory of tests or benchmarks ('test', 'tests', 'benchmarks'): the
+/// kernels there are references and harnesses run at the sizes the test
+/// picks, not what the engine deploys.
+bool isTestDir(const std::string &Name);
+
+/// What a directory walk leaves out by default, and how much it left out.
+struct WalkSkips {
+  bool Generated = true; ///< skip generated files (isGenerated)
+  bool Tests = true;     ///< skip test and benchmark directories (isTestDir)
+  unsigned GeneratedFiles = 0, TestFiles = 0;
+};
+
 /// Appends Input (a file) or the source files below Input (a directory,
 /// sorted; hidden directories, __pycache__ and node_modules skipped) to
-/// Files; problems go to Notes. With Generated, generated files found in a
-/// directory are counted there and left out (a file named on the command
-/// line is always kept).
+/// Files; problems go to Notes. Generated files and test directories found
+/// below a directory are left out as Skips says, and counted there; a file
+/// named on the command line, or a directory named on it, is always kept.
 void collect(const std::string &Input, const std::vector<std::string> &Excludes,
-             std::vector<std::string> &Files, std::vector<FileNote> &Notes,
-             unsigned *Generated = nullptr);
+             std::vector<std::string> &Files, std::vector<FileNote> &Notes, WalkSkips &Skips);
 
 /// Keeps every N-th file starting at I.
 void keepShard(std::vector<std::string> &Files, unsigned I, unsigned N);
