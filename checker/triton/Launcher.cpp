@@ -648,14 +648,18 @@ IntTy Launcher::dtypeOf(TSNode E, const Scope *S, unsigned D) {
   if (D > MaxEvalDepth || !budget()) return IntTy();
   E = stripParens(E);
   if (is(E, "subscript")) return dtypeOf(field(E, "value"), S, D + 1); // slices keep it
+  // The scan's last word: what every tensor of this name is made as in the
+  // scanned tree (a parameter of the launcher, a metadata attribute).
+  auto Tree = [&](const std::string &N) { return M.Tree ? M.Tree->dtypeOf(N) : IntTy(); };
+  if (is(E, "attribute")) return Tree(M.text(field(E, "attribute")));
   if (is(E, "identifier")) {
     bool IsParam;
     const std::vector<TSNode> *Bs = lookup(S, M.text(E), IsParam);
-    if (!Bs || Bs->empty() || Bs->size() > 16) return IntTy();
+    if (!Bs || Bs->empty()) return Tree(M.text(E));
+    if (Bs->size() > 16) return IntTy();
     IntTy T;
     for (TSNode B : *Bs) {
-      if (ts_node_is_null(B)) return IntTy();
-      IntTy X = dtypeOf(B, S, D + 1);
+      IntTy X = ts_node_is_null(B) ? Tree(M.text(E)) : dtypeOf(B, S, D + 1);
       if (!X.known() || (T.known() && (X.Bits != T.Bits || X.Signed != T.Signed))) return IntTy();
       T = X;
     }

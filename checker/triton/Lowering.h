@@ -13,6 +13,8 @@
 //   Launcher.cpp        launcher facts: what the plain-Python functions of
 //                       the file that launch a kernel (`kernel[grid](...)`)
 //                       pass it -- constants, names, table dtypes, grids
+//   TreeDtypes.cpp      the integer dtypes every Python file of the scan
+//                       gives tensors, by name, for the launcher's last word
 //   TsUtil.cpp          tree-sitter helpers
 //
 // Facts learnt outside the @triton.jit functions reach a kernel's lowering
@@ -151,6 +153,7 @@ struct Module {
   std::map<uint32_t, LaunchFacts> Launches; // kernel def's start byte -> facts
   std::vector<std::pair<std::string, std::string>> JitWraps; // k = triton.jit(f)
   const Options &Opts;
+  const TreeDtypes *Tree = nullptr; ///< dtypes the rest of the scan allocates
   unsigned LoadBits = 32;
 
   Module(std::string P, const std::string &S, const Options &O)

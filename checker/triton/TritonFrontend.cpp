@@ -99,7 +99,7 @@ std::unique_ptr<Function> lowerFunction(Module &M, const JitFn &J,
 using namespace triton;
 
 LoweredFile lowerTritonSource(const std::string &Path, const std::string &Source,
-                              const Options &Opts) {
+                              const Options &Opts, const TreeDtypes *Tree) {
   LoweredFile Out;
   // Fast path: a file without "jit" has no @triton.jit function.
   if (Source.find("jit") == std::string::npos) return Out;
@@ -192,6 +192,7 @@ LoweredFile lowerTritonSource(const std::string &Path, const std::string &Source
   }
 
   Module M(Path, Work, Opts);
+  M.Tree = Tree;
   int64_t Bits = Opts.getInt("triton.UnknownLoadBits", 32);
   M.LoadBits = (Bits == 8 || Bits == 16 || Bits == 32 || Bits == 64) ? unsigned(Bits) : 32;
   // Names most Triton code uses without importing them from triton directly.

@@ -928,4 +928,87 @@ TEST(TritonLauncher, DumpShowsHints) {
   EXPECT_NE(D.find("(Symbolic:i32 B [128,128])"), std::string::npos) << D;
 }
 
+TEST(TreeDtypes, AllocationsAndPassThroughs) {
+  TreeDtypes T;
+  T.addFile("import torch\nimport numpy as np\n"
+            "class R:\n"
+            "    def __init__(self, n):\n"
+            "        self.slot_mapping = self._make_buffer(\n            n, dtype=torch.int64)\n"
+            "        self.md = M(positions=torch.zeros(n, dtype=torch.long), lens=x.long())\n"
+            "        a, b = torch.arange(n), np.zeros(n, dtype=np.int32)\n"
+            "        c = y.to(torch.int16)\n"
+            "        d = y.to(device)\n"
+            "        e = torch.randint(0, 9, (n,))\n"
+            "        f = torch.arange(0.5, n)\n"
+            "def run(md, attention_slot_mapping):\n"
+            "    go(attention_slot_mapping=md.slot_mapping, src_slots=unknown_thing)\n");
+  T.finish();
+  auto Is = [&](const char *N, unsigned Bits, bool Signed = true) {
+    IntTy X = T.dtypeOf(N);
+    return X.known() && X.Bits == Bits && X.Signed == Signed;
+  };
+  EXPECT_TRUE(Is("slot_mapping", 64));
+  EXPECT_TRUE(Is("positions", 64));
+  EXPECT_TRUE(Is("lens", 64));
+  EXPECT_TRUE(Is("a", 64));
+  EXPECT_TRUE(Is("b", 32));
+  EXPECT_TRUE(Is("c", 16));
+  EXPECT_TRUE(Is("e", 64));
+  EXPECT_TRUE(Is("attention_slot_mapping", 64)); // passed on from slot_mapping
+  EXPECT_FALSE(T.dtypeOf("d").known());          // .to(device): not an allocation
+  EXPECT_FALSE(T.dtypeOf("f").known());          // a float range
+  EXPECT_FALSE(T.dtypeOf("src_slots").known());  // from a name nothing is known of
+  EXPECT_FALSE(T.dtypeOf("md").known());
+}
+
+TEST(TreeDtypes, DisagreementMakesUnknown) {
+  TreeDtypes A, B;
+  A.addFile("import torch\nids = torch.zeros(4, dtype=torch.int64)\n"
+            "lens = torch.zeros(4, dtype=torch.int64)\n"
+            "scratch = torch.empty_like(lens)\n"
+            "idx = torch.zeros(4, dtype=torch.int64)\nalias = idx\n"
+            "p = q\nq = p\n"
+            "hop = torch.zeros(4, dtype=torch.int64)\nhop2 = hop\n");
+  B.addFile("import torch\nids = torch.zeros(4, dtype=torch.int32)\n"
+            "lens = torch.empty(4)\n"
+            "idx = torch.zeros(4, dtype=idx_dtype)\n"
+            "hop2 = torch.zeros(4, dtype=torch.int64)\n");
+  A.merge(B);
+  A.finish();
+  EXPECT_FALSE(A.dtypeOf("ids").known());     // int64 here, int32 there
+  EXPECT_FALSE(A.dtypeOf("lens").known());    // int64 here, float there
+  EXPECT_FALSE(A.dtypeOf("scratch").known()); // a maker without dtype
+  EXPECT_FALSE(A.dtypeOf("idx").known());     // a dtype the index cannot read
+  EXPECT_FALSE(A.dtypeOf("alias").known());   // passed on from an unknown name
+  EXPECT_FALSE(A.dtypeOf("p").known());       // a cycle with no allocation
+  EXPECT_EQ(A.dtypeOf("hop2").Bits, 64);      // agreement across files
+  EXPECT_EQ(A.knownNames(), 2u);              // hop, hop2
+}
+
+TEST(TreeDtypes, LauncherAsksLast) {
+  TreeDtypes T;
+  T.addFile("import torch\nslot_mapping = torch.zeros(4, dtype=torch.int64)\n");
+  T.finish();
+  std::string Src = std::string(Prelude) +
+                    "@triton.jit\ndef k(c, s):\n    tl.store(c + tl.load(s) * 74880, 0)\n"
+                    "def run(c, md):\n    k[(1,)](c, md.slot_mapping)\n"
+                    "def local(c, n):\n    slot_mapping = torch.zeros(n, dtype=torch.int32)\n"
+                    "    k[(1,)](c, slot_mapping)\n";
+  auto With = lowerTritonSource("t.py", Src, Options(), &T);
+  auto Without = lowerTritonSource("t.py", Src, Options());
+  ASSERT_FALSE(With.Functions.empty());
+  ASSERT_FALSE(Without.Functions.empty());
+  // Two launches disagree (the local is int32): the tree's word is not taken
+  // over the file's own.
+  EXPECT_NE(dump(lastAddr(With)).find("elem=i32"), std::string::npos) << dump(lastAddr(With));
+  auto One = lowerTritonSource("t.py",
+                               std::string(Prelude) +
+                                   "@triton.jit\ndef k(c, s):\n"
+                                   "    tl.store(c + tl.load(s) * 74880, 0)\n"
+                                   "def run(c, md):\n    k[(1,)](c, md.slot_mapping)\n",
+                               Options(), &T);
+  EXPECT_NE(dump(lastAddr(One)).find("elem=i64"), std::string::npos) << dump(lastAddr(One));
+  EXPECT_NE(dump(lastAddr(Without)).find("elem=i32"), std::string::npos);
+}
+
 #endif // KVLINT_HAVE_TRITON

@@ -3,6 +3,7 @@
 #define KVLINT_TOOLS_ANALYSE_H
 
 #include "CompileDb.h"
+#include "kvlint/Frontend.h"
 #include "kvlint/IR.h"
 #include "kvlint/Report.h"
 #include "kvlint/Rule.h"
@@ -32,6 +33,7 @@ struct AnalyseInput {
   const std::vector<std::unique_ptr<Rule>> *Rules = nullptr;
   const DbFlags *Db = nullptr;
   const std::vector<std::string> *Extra = nullptr; ///< flags after `--`
+  const TreeDtypes *Tree = nullptr; ///< table dtypes the scan's Python files allocate
   bool DumpIR = false;
 };
 

@@ -16,6 +16,7 @@
 #include "Diff.h"
 #include "FileWalk.h"
 #include "Fixes.h"
+#include "kvlint/Frontend.h"
 
 #include "kvlint/Report.h"
 #include "kvlint/Rule.h"
@@ -23,6 +24,7 @@
 #include <algorithm>
 #include <atomic>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <map>
 #include <set>
@@ -101,6 +103,41 @@ bool loadDiff(const CliOptions &C, ChangedLines &Out) {
   return false;
 }
 
+#ifdef KVLINT_HAVE_TRITON
+/// Reads every Python file of Files into Tree (the dtypes each name of a
+/// tensor is made as), in parallel, and resolves it.
+void buildTreeDtypes(const std::vector<std::string> &Files, unsigned Jobs, TreeDtypes &Tree) {
+  std::vector<const std::string *> Py;
+  for (const std::string &F : Files)
+    if (F.size() > 3 && F.compare(F.size() - 3, 3, ".py") == 0)
+      Py.push_back(&F);
+  if (!Jobs)
+    Jobs = std::max(1u, std::thread::hardware_concurrency());
+  Jobs = std::min<unsigned>(Jobs, std::max<size_t>(1, Py.size()));
+  std::vector<TreeDtypes> Parts(Jobs);
+  std::atomic<size_t> Next{0};
+  auto Worker = [&](unsigned J) {
+    for (size_t I; (I = Next++) < Py.size();) {
+      std::ifstream In(*Py[I], std::ios::binary);
+      if (!In)
+        continue;
+      std::ostringstream SS;
+      SS << In.rdbuf();
+      Parts[J].addFile(SS.str());
+    }
+  };
+  std::vector<std::thread> Pool;
+  for (unsigned J = 1; J < Jobs; ++J)
+    Pool.emplace_back(Worker, J);
+  Worker(0);
+  for (auto &T : Pool)
+    T.join();
+  for (const TreeDtypes &P : Parts)
+    Tree.merge(P);
+  Tree.finish();
+}
+#endif
+
 } // namespace
 
 int runDriver(const std::vector<std::string> &Args) {
@@ -138,6 +175,12 @@ int runDriver(const std::vector<std::string> &Args) {
   Walk.Tests = !C.IncludeTests;
   for (const std::string &In : C.Inputs)
     collect(In, C.Excludes, Found, Notes, Walk);
+  // The table dtypes the scan's Python files allocate, read from every file
+  // found (before sharding, so that each shard sees the same facts).
+  TreeDtypes Tree;
+#ifdef KVLINT_HAVE_TRITON
+  buildTreeDtypes(Found, C.Jobs, Tree);
+#endif
   keepShard(Found, C.ShardI, C.ShardN);
   bool WholeTree = !C.Diff.empty();
   for (const std::string &In : C.Inputs)
@@ -216,6 +259,7 @@ int runDriver(const std::vector<std::string> &Args) {
       AI.Rules = FileRules[I];
       AI.Db = &Db;
       AI.Extra = &C.Extra;
+      AI.Tree = &Tree;
       AI.DumpIR = C.DumpIR;
       try {
         Results[I] = analyseFile(Files[I], AI);

@@ -5,7 +5,9 @@
 #include "kvlint/IR.h"
 #include "kvlint/Rule.h"
 
+#include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -32,10 +34,48 @@ struct LoweredFile {
   std::vector<Gap> Gaps;
 };
 
+/// The integer element types the Python files of one scan give tensors,
+/// by the name a tensor is bound to (checker/triton/TreeDtypes.cpp): a
+/// launcher whose own file does not show a table's dtype asks it by the
+/// name it passes (`attn_metadata.slot_mapping` -> `slot_mapping`). A name
+/// is known only when its allocations, and the names passed into it, agree.
+class TreeDtypes {
+public:
+  /// Reads one Python file (false when it could not, or need not, be read).
+  bool addFile(const std::string &Source);
+  /// Adds another index (one per worker thread) into this one.
+  void merge(const TreeDtypes &Other);
+  /// Resolves pass-throughs; call once, after the last addFile or merge.
+  void finish();
+  /// The integer type every tensor named Name is made as; unknown if none.
+  IntTy dtypeOf(const std::string &Name) const;
+  size_t knownNames() const;
+
+  // For the reader.
+  void allocate(const std::string &Name, IntTy Ty); ///< unknown Ty: not an int table
+  void passThrough(const std::string &Name, const std::string &From);
+
+private:
+  struct Resolution {
+    IntTy Ty;
+    bool Dead = false; ///< sources disagree: unknown, whatever else says
+  };
+  struct Entry {
+    IntTy Ty;
+    bool Poisoned = false;
+    std::set<std::string> From;
+    int State = 0;
+    Resolution Resolved;
+  };
+  std::map<std::string, Entry> Names;
+  Resolution resolve(const std::string &Name, unsigned Depth);
+};
+
 /// Triton frontend: lowers every @triton.jit function of a Python file.
 /// Plain Python yields no functions. Options: "triton.UnknownLoadBits".
+/// Tree, when given, answers for table dtypes the file itself does not show.
 LoweredFile lowerTritonSource(const std::string &Path, const std::string &Source,
-                              const Options &Opts);
+                              const Options &Opts, const TreeDtypes *Tree = nullptr);
 
 } // namespace kvlint
 
