@@ -25,7 +25,8 @@ const DimSpec Specs[] = {
      "a row of a [tokens, hidden] activation at hidden 16,384 (Llama 3.1 405B); wider rows "
      "(vocabulary, all heads of a token) need a name or a fact"},
     {"BlockSize", 1024,
-     "^(kv_?|cache_?)?(block|page|blk)_?(size|sz|len)$|^bs$|^ps$|^page_?tokens$",
+     "^(kv_?|cache_?)?(block|page|blk)_?(size|sz|len)$|^bs$|^ps$|^page_?tokens$|"
+     "^page_?block_?size$",
      "KV page size: 64 (FlashMLA), 128-256 (SGLang, TensorRT-LLM); 1,024 leaves headroom"},
     {"Chunk", 128, "chunk_?(size|len)|^B[TC]$",
      "chunked kernels (linear attention, SSMs) use chunks of 16-64 tokens (fla, mamba); 128 "
@@ -35,12 +36,12 @@ const DimSpec Specs[] = {
     {"TopK", 1024, "top_?k", "sampling top-k up to 1,024; MoE top-k is at most 22"},
     {"Layers", 128, "layer", "Llama 3.1 405B: 126 layers"},
     {"HeadDim", 576,
-     "head_?(dim|size)|headdim|^d_?head$|^hd$|^d_?[kv]$|^qk_?dim|rope_?dim|kv_?lora|lora_?rank|"
+     "head_?(dim|size)|headdim|^d_?head$|^hd$|^d_?[kv]$|^qk_?dim|rope_?dim|rotary_?dim|kv_?lora|lora_?rank|"
      "^d_?rounded$|^[KV]$|d_?state|state_?dim",
      "MLA: 512 latent + 64 rope dimensions (DeepSeek V3)"},
     {"Heads", 128,
      "head|^h$|^h_?[qkv]$|^h_?kv$|^nh|^n_?h$|^num_?[qk]?_?heads|^kv_?heads|^q_?heads|"
-     "^(pid|i|idx|off)_?h[qkv]?$",
+     "^(pid|bid|i|idx|off)_?h[qkv]?$",
      "DeepSeek V3/R1: 128 query heads"},
     {"Hidden", 16384, "hidden|d_?model|model_?dim|n_?embd|embed_?dim|^dim$",
      "Llama 3.1 405B: hidden size 16,384"},
@@ -52,7 +53,7 @@ const DimSpec Specs[] = {
      "7,341,824 (3.7M-slot pools are common on MI300X)"},
     {"KvPages", 8388608,
      "page|block_?(id|idx|ids|num|no|table|tables)|^block$|^blk|physical_?block|^num_?blocks|^indices$|"
-     "^kv_?indptr$|^(src|dst)_?blocks$|"
+     "^kv_?indptr$|^(src|dst)_?blocks$|^(?!req).*(state|cache)_?(batch_?)?indices|"
      "max_?num_?blocks|max_?blocks",
      "at page size 1 (SGLang) pages are slots: 8,388,608"},
     {"Tokens", 1048576,
