@@ -210,6 +210,13 @@ private:
     }
     if (const auto *DR = dyn_cast<DeclRefExpr>(E))
       return declRef(DR);
+    if (isa<UnaryExprOrTypeTraitExpr>(E)) {
+      // sizeof/alignof of a dependent type (`sizeof(PackedType)`): a
+      // compile-time constant, like a template's tile size.
+      Node *N = make(Kind::Symbolic, ty(E->getType()), E);
+      N->Name = "sizeof";
+      return N;
+    }
     if (const auto *ICE = dyn_cast<ImplicitCastExpr>(E))
       return implicitCast(ICE, Ctxt);
     if (const auto *CE = dyn_cast<ExplicitCastExpr>(E))
@@ -223,8 +230,15 @@ private:
       return binary(BO, Ctxt);
     if (const auto *UO = dyn_cast<UnaryOperator>(E))
       return unary(UO, Ctxt);
-    if (const auto *AS = dyn_cast<ArraySubscriptExpr>(E))
-      return subscript(AS->getBase(), AS->getIdx(), E, Ctxt);
+    if (const auto *AS = dyn_cast<ArraySubscriptExpr>(E)) {
+      // getBase() is the LHS only when the RHS is known to be an integer:
+      // with a dependent index (`p[i + params.n]`) it returns the index.
+      // `i[p]` is written only with an integer on the left.
+      bool Swapped = AS->getLHS()->getType()->isIntegerType() &&
+                     !AS->getRHS()->getType()->isIntegerType();
+      return Swapped ? subscript(AS->getRHS(), AS->getLHS(), E, Ctxt)
+                     : subscript(AS->getLHS(), AS->getRHS(), E, Ctxt);
+    }
     if (const auto *ME = dyn_cast<MemberExpr>(E))
       return member(ME->getBase(), ME->getMemberDecl()->getNameAsString(), ME->isArrow(), E,
                     Ctxt);
@@ -234,8 +248,16 @@ private:
       return member(DM->getBase(), DM->getMember().getAsString(), DM->isArrow(), E, Ctxt);
     }
     if (const auto *DS = dyn_cast<DependentScopeDeclRefExpr>(E)) {
+      // A member of a dependent type (`Cta_tile::M`, `Traits::kBlockN`): a
+      // compile-time constant, named with its qualifier so that a tile's `M`
+      // is not read as the token count a bare `M` names.
       Node *N = make(Kind::Symbolic, ty(E->getType()), E);
-      N->Name = DS->getDeclName().getAsString();
+      std::string Q;
+      if (const NestedNameSpecifier *NNS = DS->getQualifier()) {
+        llvm::raw_string_ostream OS(Q);
+        NNS->print(OS, Ctx.getPrintingPolicy());
+      }
+      N->Name = Q + DS->getDeclName().getAsString();
       return N;
     }
     if (const auto *CO = dyn_cast<ConditionalOperator>(E))
@@ -349,7 +371,14 @@ private:
       return false;
     if (VD->hasAttr<CUDASharedAttr>())
       return true;
-    return VD->hasLocalStorage() && VD->getType()->isConstantArrayType();
+    return VD->hasLocalStorage() && fixedArray(VD->getType());
+  }
+
+  /// An array whose extent is a compile-time constant, known or given by a
+  /// template (`float acc[MMAS_M][4]`): registers, shared memory or a
+  /// member of a small struct, never 2^31 elements.
+  static bool fixedArray(QualType T) {
+    return T->isConstantArrayType() || T->isDependentSizedArrayType();
   }
 
   /// A parameter of the function being lowered: what its launchers pass.
@@ -652,8 +681,11 @@ private:
     if (const auto *M = dyn_cast<MemberExpr>(B))
       if (isa<CXXThisExpr>(M->getBase()->IgnoreParenImpCasts()))
         FromParam = true;
-    if (FromParam && Ctxt != AccessKind::Store)
-      return param(Field, E);
+    if (FromParam && Ctxt != AccessKind::Store) {
+      Node *N = param(Field, E);
+      N->OnChip = fixedArray(E->getType()); // this->elt_[ROWS][COLS]
+      return N;
+    }
     const Node *BV = value(Base);
     if (Arrow) {
       access(Ctxt, BV, E);

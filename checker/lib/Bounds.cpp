@@ -537,8 +537,10 @@ Bound Bounds::compute(const Node *N) {
     return exact(N->Value, N->Value);
   case Kind::Symbolic: {
     // A compile-time constant is a size (a tile, a head dim, a token count),
-    // never a page or slot id.
-    const Dimension *D = E.byName(N->Name);
+    // never a page or slot id. A one-letter member of a type (`Cta_tile::M`,
+    // `WGMMA_OP::N`) is a tile's shape, not the dimension a bare `M` names.
+    bool TileShape = N->Name.find("::") != std::string::npos && leafName(N->Name).size() == 1;
+    const Dimension *D = TileShape ? nullptr : E.byName(N->Name);
     if (D && D->Key != "KvPages" && D->Key != "KvSlots")
       return dim(*D, N->Name, "is named like it");
     if (const Dimension *L = launchedAs(N); L && L->Key != "KvPages" && L->Key != "KvSlots")
@@ -717,8 +719,23 @@ Bound Bounds::compute(const Node *N) {
       int64_t Hi = sat(I128(Ex.Hi) * W);
       if (Hi > R.Hi) {
         R.Hi = Hi;
-        R.Why = Ex.Why + "; an expert's stride is a weight matrix (Envelope.Hidden x "
-                         "Envelope.Intermediate)";
+        R.Why = "an expert's stride is a weight matrix (Envelope.Hidden x "
+                "Envelope.Intermediate)";
+        R.Shaped = false;
+        return R;
+      }
+    }
+    // A loaded index no name explains, times a hidden-size row: a row of a
+    // [tokens, hidden] activation, so the index is a token (a MoE gather's
+    // token id), up to Envelope.Tokens.
+    if ((IsDim(X, "Loaded") && IsDim(Y, "Hidden")) || (IsDim(X, "Hidden") && IsDim(Y, "Loaded"))) {
+      const Bound &Idx = IsDim(X, "Loaded") ? X : Y, &Row = IsDim(X, "Loaded") ? Y : X;
+      int64_t Tok = E.bound(*E.byKey("Tokens"), Beyond) - 1;
+      int64_t Hi = sat(I128(std::max(Idx.Hi, Tok)) * Row.Hi);
+      if (Hi > R.Hi && Row.Lo >= 0) {
+        R.Hi = Hi;
+        R.Why = "an index times a hidden-size row is a token's row, and a token is below "
+                "Envelope.Tokens";
         R.Shaped = false;
         return R;
       }

@@ -23,6 +23,17 @@
 #define __align__(n) __attribute__((aligned(n)))
 #define __grid_constant__
 
+/* Loop-unroll macros of headers a single-file scan often lacks (CUTLASS, CuTe,
+ * TurboMind): an undefined PRAGMA_UNROLL line before a loop makes clang drop
+ * the loop. A real header's definition still wins (a redefinition is only a
+ * warning). */
+#define CUTLASS_PRAGMA_UNROLL
+#define CUTLASS_PRAGMA_NO_UNROLL
+#define CUTE_UNROLL
+#define CUTE_NO_UNROLL
+#define PRAGMA_UNROLL
+#define PRAGMA_NO_UNROLL
+
 struct __kvlint_uint3 { unsigned int x, y, z; };
 typedef struct __kvlint_uint3 uint3;
 struct dim3 {

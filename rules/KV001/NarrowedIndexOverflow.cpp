@@ -30,6 +30,10 @@ std::vector<OptionSpec> NarrowedIndexOverflow::options() const {
        "regex (case-insensitive) of pointer names (a helper's parameter, an accessor's result) "
        "that point into shared memory, where the array is declared out of sight: offsets into "
        "them are bounded by the CTA's shared memory and not reported"},
+      {"OffsetSinkPattern", "offset|_off$|^off_|ofst",
+       "regex (case-insensitive) of arrays that hold offsets for later addressing (a "
+       "prefetched `kv_offset[j] = page * stride_page`): the value stored there is checked "
+       "as an offset"},
   };
 }
 
@@ -39,6 +43,8 @@ void NarrowedIndexOverflow::configure(const Options &O) {
   TableRe = optRegex(O, "TableBasePattern");
   OnChipRe = optRegex(O, "OnChipPattern");
   HasOnChip = !opt(O, "OnChipPattern").empty();
+  SinkRe = optRegex(O, "OffsetSinkPattern");
+  HasSink = !opt(O, "OffsetSinkPattern").empty();
   DependentLoadBits = optInt(O, "DependentLoadBits");
   Latent = optLatent(O);
   Env.configure([&](const std::string &K) { return opt(O, K.c_str()); });
@@ -74,6 +80,57 @@ struct NarrowedIndexOverflow::Walk {
   std::set<std::pair<const Node *, bool>> Seen;
   std::set<const Node *> SeenAddr;
   std::vector<const Node *> VarPath; ///< locals between the address and here
+  /// The 32-bit (or narrower) local or cast the walk passed through whose
+  /// value's type is dependent (`int const idx = i * params.inner;`): the
+  /// value ends up that wide whatever the template's types are, so a
+  /// product of unknown width inside it is judged at the holder's width.
+  IntTy Holder;
+
+  /// Walks into Holder's value (a Var or Cast), with Holder set when N is a
+  /// narrow holder of a value of unknown type.
+  void intoHolder(const Node *N, bool Suppressed) {
+    IntTy Saved = Holder;
+    if (N->Ty.narrow() && N->op(0) && !N->op(0)->Ty.known() && !N->op(0)->Ty.Pointer)
+      Holder = N->Ty;
+    offset(N->op(0), Suppressed);
+    Holder = Saved;
+  }
+
+  /// A value's width for the rule: its type, else what the template's
+  /// instantiations give it (effective), else its holder's.
+  IntTy widthOf(const Node *N) const {
+    IntTy Ty = N->Ty.known() ? N->Ty : effective(N);
+    if (Ty.known() || !Holder.known() || !runtimeDependent(N))
+      return Ty;
+    return Holder;
+  }
+
+  /// Every leaf of unknown width under N is a kernel argument (a parameter,
+  /// a member of a params struct): runtime sizes that the holder's width
+  /// applies to. A dependent compile-time constant (`Cta_tile::M`, a class
+  /// template's enum) leaves the product unjudged: its value is the
+  /// template's, and the envelope has nothing to say about it.
+  static bool runtimeDependent(const Node *N, unsigned Depth = 0) {
+    if (!N || Depth > 16)
+      return false;
+    if (N->Ty.known())
+      return true;
+    switch (N->K) {
+    case Kind::Param:
+      return !N->Ty.Pointer;
+    case Kind::Var:
+    case Kind::Cast:
+    case Kind::Add:
+    case Kind::Sub:
+    case Kind::Mul:
+      for (const Node *O : N->Ops)
+        if (!runtimeDependent(O, Depth + 1))
+          return false;
+      return !N->Ops.empty();
+    default:
+      return false;
+    }
+  }
 
   bool safeCall(const Node *N) const {
     return N->K == Kind::Call && R.HasSafe && std::regex_search(N->Name, R.SafeRe);
@@ -118,7 +175,7 @@ struct NarrowedIndexOverflow::Walk {
       // variables: in 'start = blk * BLOCK; p + start * stride' the report
       // is the outer product, and its fix-it widens the chain at 'blk'.
       VarPath.push_back(N);
-      offset(N->op(0), Suppressed);
+      intoHolder(N, Suppressed);
       VarPath.pop_back();
       return;
     case Kind::Call:
@@ -128,7 +185,8 @@ struct NarrowedIndexOverflow::Walk {
     case Kind::Cast:
       if (!Suppressed && narrowsWideOffset(N))
         return;
-      [[fallthrough]];
+      intoHolder(N, Suppressed);
+      return;
     case Kind::Add:
     case Kind::Sub:
     case Kind::Neg:
@@ -258,7 +316,7 @@ struct NarrowedIndexOverflow::Walk {
   bool qualifies(const Node *N, bool &AtLatent) {
     if (isRoundDown(N) || !N->op(0) || !N->op(1))
       return false;
-    IntTy Ty = N->Ty.known() ? N->Ty : effective(N);
+    IntTy Ty = widthOf(N);
     if (!Ty.narrow())
       return false;
     if (wraps(In.of(N), Ty)) {
@@ -311,7 +369,7 @@ struct NarrowedIndexOverflow::Walk {
   }
 
   void report(const Node *N, bool AtLatent) {
-    IntTy Ty = N->Ty.known() ? N->Ty : effective(N);
+    IntTy Ty = widthOf(N);
     Bounds &B = AtLatent ? Beyond : In;
     const Node *A = N->op(0), *C = N->op(1);
     const Bound &BA = B.of(A), &BC = B.of(C);
@@ -321,6 +379,11 @@ struct NarrowedIndexOverflow::Walk {
     Fd.Range = N->Range;
     std::string Sizes = describe(A, BA) + (N->K == Kind::Shl ? " shifted by " : " times ") +
                         describe(C, BC);
+    // A coupling that makes the product larger than its factors say (an
+    // expert's stride is a weight matrix): say so.
+    const Bound &BN = B.of(N);
+    if (N->K == Kind::Mul && BN.Hi > 0 && __int128(BN.Hi) > __int128(BA.Hi) * BC.Hi)
+      Sizes += "; the product reaches " + withCommas(BN.Hi) + " (" + BN.Why + ")";
     // Where one factor is known, the first value of the other that wraps.
     const Bound *Known = BC.Lo == BC.Hi ? &BC : BA.Lo == BA.Hi ? &BA : nullptr;
     const Node *Other = Known == &BC ? A : C;
@@ -376,6 +439,15 @@ void NarrowedIndexOverflow::run(const Function &F, std::vector<Finding> &Out) co
   Walk W{*this, F, Out, Bounds(F, Env, false), Bounds(F, Env, true), {}, {}, {}};
   for (const Access &A : F.Accesses) {
     const Node *Base = addressBase(A.Addr);
+    W.In.at(A);
+    W.Beyond.at(A);
+    // An offset computed here and addressed later, through an array of
+    // offsets (registers, most often): the stored value is an offset too.
+    // (C++ only: a Triton kernel computes its offsets in place, and a value
+    // it stores has the integer type of a load of unknown element type.)
+    if (F.Lang != Language::Triton && A.AK == AccessKind::Store && A.Value && HasSink && Base &&
+        !Base->Name.empty() && std::regex_search(Base->Name, SinkRe))
+      W.offset(A.Value, false);
     if (Base && !Base->Name.empty() && std::regex_search(Base->Name, TableRe))
       continue;
     if (Base && Base->OnChip) // shared memory, registers: never 2^31 elements
@@ -384,8 +456,6 @@ void NarrowedIndexOverflow::run(const Function &F, std::vector<Finding> &Out) co
     // it: a helper's `v_smem` parameter, `smem_storage->p_smem_ptr()`.
     if (HasOnChip && namedOnChip(A.Addr))
       continue;
-    W.In.at(A);
-    W.Beyond.at(A);
     W.addr(A.Addr);
   }
 }

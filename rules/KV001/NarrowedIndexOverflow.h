@@ -31,8 +31,8 @@ private:
   struct Walk;
   bool namedOnChip(const Node *Addr) const;
 
-  std::regex TableRe, SafeRe, OnChipRe;
-  bool HasSafe = false, HasOnChip = false;
+  std::regex TableRe, SafeRe, OnChipRe, SinkRe;
+  bool HasSafe = false, HasOnChip = false, HasSink = false;
   bool Latent = false;
   int64_t DependentLoadBits = 32;
   Envelope Env;

@@ -91,3 +91,24 @@ __global__ void times_one(float *out, const int *idx) {
   int i = idx[blockIdx.x];
   out[i * 1] = 0.f;
 }
+
+// Positive: a token id gathered from a routing table times the hidden size
+// (lmdeploy's MoE reduce, `src + dim * fid`): a row of a [tokens, hidden]
+// activation, so the index is a token, up to Envelope.Tokens, whatever the
+// table is called.
+__global__ void moe_gather(const float *src, float *dst, const int *f2n, int dim) {
+  int fid = f2n[blockIdx.x];
+  // CHECK: strides.cu:[[@LINE+1]]:28: warning: 32-bit signed product 'dim * fid' is used as a memory offset and wraps past 2^31: 'dim' <= 16,384 ('dim' is named like it: Envelope.Hidden = 16,384) times 'fid' <= 131,071 ('f2n' is loaded from a table no name explains: Envelope.Loaded = 131,071); the product reaches 17,179,852,800 (an index times a hidden-size row is a token's row, and a token is below Envelope.Tokens); widen 'dim' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+  const float *row = src + dim * fid;
+  dst[blockIdx.x * 4 + threadIdx.x] = row[threadIdx.x];
+}
+
+// Negative: the same gather with the token widened, and a gathered index
+// times a head's width (no hidden-size row).
+__global__ void moe_gather_fixed(const float *src, float *dst, const int *f2n, int dim,
+                                 int head_dim) {
+  int fid = f2n[blockIdx.x];
+  const float *row = src + int64_t(dim) * fid;
+  const float *head = src + fid * head_dim;
+  dst[blockIdx.x * 4 + threadIdx.x] = row[threadIdx.x] + head[threadIdx.x];
+}
