@@ -28,6 +28,28 @@ const char HipPrelude[] =
 const char CommonPrelude[] =
 #include "prelude_common.inc"
     ;
+const char CuteShim[] =
+#include "prelude_shims_cute.inc"
+    ;
+const char AtenAccessorShim[] =
+#include "prelude_shims_aten_accessor.inc"
+    ;
+/// Stand-ins for headers a single-file scan usually lacks, on an -idirafter
+/// path (a real header found by -I or a compilation database wins): only
+/// the declarations that keep a kernel parsing (docs/cli.md).
+const char *const ShimDir = "/kvlint-prelude/shims";
+const struct {
+  const char *Path;
+  const char *Text;
+} Shims[] = {
+    {"cute/tensor.hpp", CuteShim},
+    {"ATen/ATen.h", AtenAccessorShim},
+    {"ATen/Tensor.h", AtenAccessorShim},
+    {"ATen/core/TensorAccessor.h", AtenAccessorShim},
+    {"torch/torch.h", AtenAccessorShim},
+    {"torch/extension.h", AtenAccessorShim},
+    {"torch/all.h", AtenAccessorShim},
+};
 const char *PreludePath(Language L) {
   return L == Language::Hip ? "/kvlint-prelude/hip.h" : "/kvlint-prelude/cuda.h";
 }
@@ -70,6 +92,13 @@ public:
   bool FileNotFound(StringRef FileName) override {
     Missing.insert(FileName.str());
     return true;
+  }
+  // A header served by a shim is missing too: say so, with what stood in.
+  void InclusionDirective(SourceLocation, const Token &, StringRef FileName, bool,
+                          CharSourceRange, OptionalFileEntryRef File, StringRef, StringRef,
+                          const Module *, bool, SrcMgr::CharacteristicKind) override {
+    if (File && File->getName().starts_with(ShimDir))
+      Missing.insert(FileName.str() + " (kvlint's stand-in used)");
   }
 
 private:
@@ -217,6 +246,7 @@ std::vector<std::string> baseArgs(const ClangInput &In, bool Host) {
     A.push_back("-std=c++17");
   A.insert(A.end(), In.DbArgs.begin(), In.DbArgs.end());
   A.insert(A.end(), In.ExtraArgs.begin(), In.ExtraArgs.end());
+  A.insert(A.end(), {"-idirafter", ShimDir});
   A.push_back(In.Path);
   return A;
 }
@@ -251,6 +281,8 @@ LoweredFile lowerClangFile(const ClangInput &In) {
     Mem->addFile("/kvlint-prelude/cuda.h", 0, llvm::MemoryBuffer::getMemBuffer(CudaPrelude));
     Mem->addFile("/kvlint-prelude/hip.h", 0, llvm::MemoryBuffer::getMemBuffer(HipPrelude));
     Mem->addFile("/kvlint-prelude/common.h", 0, llvm::MemoryBuffer::getMemBuffer(CommonPrelude));
+    for (const auto &S : Shims)
+      Mem->addFile(std::string(ShimDir) + "/" + S.Path, 0, llvm::MemoryBuffer::getMemBuffer(S.Text));
     Overlay->pushOverlay(Mem);
     auto Files = llvm::makeIntrusiveRefCnt<FileManager>(FileSystemOptions(), Overlay);
     std::vector<std::unique_ptr<Function>> Fns;

@@ -851,6 +851,8 @@ private:
       value(CE->getCallee());
     Node *X = make(Kind::Call, ty(CE->getType()), CE);
     X->Name = Name;
+    if (!FD)
+      X->Args = Args;
     return X;
   }
 

@@ -32,6 +32,10 @@ const DimSpec Specs[] = {
      "chunked kernels (linear attention, SSMs) use chunks of 16-64 tokens (fla, mamba); 128 "
      "leaves headroom"},
     {"Vocab", 262144, "vocab", "Gemma 3: 262,144 tokens"},
+    {"Elements", 17179869184,
+     "^(numel|n_?elem(ent)?s|num_?elem(ent)?s|total_?elem(ent)?s|size_?elem(ent)?s)$",
+     "all elements of one tensor: a [tokens, hidden] activation at 1M tokens x 16,384 "
+     "(Envelope.Tokens x Envelope.Hidden)"},
     {"Experts", 512, "^(?!.*(start|loc|offset|token)).*expert", "Qwen3-Next: 512 routed experts"},
     {"TopK", 1024, "top_?k", "sampling top-k up to 1,024; MoE top-k is at most 22"},
     {"Layers", 128, "layer", "Llama 3.1 405B: 126 layers"},

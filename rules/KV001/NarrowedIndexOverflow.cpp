@@ -18,6 +18,13 @@ std::vector<OptionSpec> NarrowedIndexOverflow::options() const {
       {"DependentLoadBits", "32",
        "in a primary template, the width assumed for an index table whose element type is a "
        "template parameter (0: do not assume)"},
+      {"DependentMemberBits", "32",
+       "the width assumed for a member of a params struct whose type the primary template "
+       "(or a missing header) leaves unknown (`params.h`, `params.seqlen_q_rounded`), unless "
+       "DependentMemberWidePattern names it (0: do not assume)"},
+      {"DependentMemberWidePattern", "stride|^ld[a-z]?$|pitch|offset|ptr|size_t|bytes",
+       "regex (case-insensitive) of such members that engines declare 64-bit (index_t "
+       "strides) and that are not assumed narrow"},
       {"TableBasePattern",
        "table|indptr|indices|req_to_token|req_to_page|page_ids|block_ids|seq_lens|query_start_loc|"
        "cu_seqlens|slot_mapping|positions",
@@ -46,6 +53,8 @@ void NarrowedIndexOverflow::configure(const Options &O) {
   SinkRe = optRegex(O, "OffsetSinkPattern");
   HasSink = !opt(O, "OffsetSinkPattern").empty();
   DependentLoadBits = optInt(O, "DependentLoadBits");
+  DependentMemberBits = optInt(O, "DependentMemberBits");
+  MemberWideRe = optRegex(O, "DependentMemberWidePattern");
   Latent = optLatent(O);
   Env.configure([&](const std::string &K) { return opt(O, K.c_str()); });
 }
@@ -179,8 +188,18 @@ struct NarrowedIndexOverflow::Walk {
       VarPath.pop_back();
       return;
     case Kind::Call:
-      if (!safeCall(N))
+      if (safeCall(N))
+        return;
+      if (N->op(0)) {
         offset(N->op(0), Suppressed);
+        return;
+      }
+      // A call no body explains (`binfo.q_offset(seqlen_q_rounded * h *
+      // d_rounded, h * d_rounded, bidb)` on a dependent object): its result
+      // is computed from its arguments, so a product there is in the offset.
+      for (const Node *A : N->Args)
+        if (A && !A->Ty.Pointer)
+          offset(A, Suppressed);
       return;
     case Kind::Cast:
       if (!Suppressed && narrowsWideOffset(N))
@@ -292,6 +311,19 @@ struct NarrowedIndexOverflow::Walk {
     case Kind::Load:
       return R.DependentLoadBits > 0 ? IntTy::integer(unsigned(R.DependentLoadBits), true)
                                      : IntTy::unknown();
+    case Kind::Param:
+    case Kind::Unknown:
+      // A member of a params struct whose type is a template parameter or
+      // comes from a missing header (`params.h * params.d_rounded`): the
+      // sizes there are int in every engine we measured (FlashAttention's
+      // Flash_fwd_params, mamba's SSMParamsBase, TensorRT-LLM's params);
+      // only strides and offsets are index_t.
+      if (R.DependentMemberBits > 0) {
+        std::string Member = memberRead(N);
+        if (!Member.empty() && !std::regex_search(Member, R.MemberWideRe))
+          return IntTy::integer(unsigned(R.DependentMemberBits), true);
+      }
+      return IntTy::unknown();
     case Kind::Var:
     case Kind::Call:
       return effective(N->op(0), Depth + 1);
@@ -309,6 +341,16 @@ struct NarrowedIndexOverflow::Walk {
     default:
       return IntTy::unknown();
     }
+  }
+
+  /// A read of a struct member as written (`params.h`, `p->n`,
+  /// `params.fusion.hidden`): the member's name, or "" for anything else.
+  static std::string memberRead(const Node *N) {
+    static const std::regex Member(R"(^[A-Za-z_][\w.>-]*(\.|->)([A-Za-z_]\w*)$)");
+    std::smatch M;
+    if (N->Text.size() > 256 || !std::regex_match(N->Text, M, Member))
+      return "";
+    return M[2];
   }
 
   /// A product evaluated in at most 32 bits whose bound leaves its type:

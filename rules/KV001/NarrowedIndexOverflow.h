@@ -35,6 +35,8 @@ private:
   bool HasSafe = false, HasOnChip = false, HasSink = false;
   bool Latent = false;
   int64_t DependentLoadBits = 32;
+  int64_t DependentMemberBits = 32;
+  std::regex MemberWideRe;
   Envelope Env;
 };
 

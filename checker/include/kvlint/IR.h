@@ -134,6 +134,11 @@ struct Node {
   SrcRange DeclType;   ///< Var: the declared type of the local, as spelled
   bool OnChip = false; ///< an array in shared memory or registers: its extent is
                        ///< at most what a CTA holds, far below 2^31 elements
+  /// Call whose callee cannot be resolved (a member call on an object of
+  /// dependent type: `binfo.q_offset(seqlen * h * d, h * d, bidb)`): its
+  /// lowered arguments, the only thing the result can be computed from.
+  /// Not in Ops, which holds an inlined callee's value.
+  std::vector<const Node *> Args;
 
   const Node *op(unsigned I) const { return I < Ops.size() ? Ops[I] : nullptr; }
 };
