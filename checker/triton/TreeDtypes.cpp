@@ -33,6 +33,9 @@
 //===----------------------------------------------------------------------===//
 #include "Lowering.h"
 
+#include <cctype>
+#include <cstring>
+
 namespace kvlint {
 
 namespace {
@@ -65,61 +68,233 @@ DK dtypeText(const std::string &T, IntTy &Ty) {
   return DK::Other;
 }
 
+/// A Python token, as much as the index needs: names, numbers, brackets and
+/// operators; strings and comments are skipped. Tokens of one logical line
+/// end with a Newline token.
+struct Tok {
+  enum K : uint8_t { Name, Num, Op, Open, Close, Newline } Kind;
+  uint32_t B, E; ///< bytes in the source
+};
+
+/// Python's tokens, without tree-sitter: the index reads every Python file
+/// of a scan, and a full parse of them all cost more than the rest of the
+/// Python analysis together. Only what `bind` needs is kept.
+std::vector<Tok> tokenize(const std::string &S) {
+  std::vector<Tok> T;
+  size_t I = 0, N = S.size();
+  int Depth = 0;
+  auto IsId = [](unsigned char C) { return std::isalnum(C) || C == '_' || C >= 0x80; };
+  while (I < N) {
+    unsigned char C = S[I];
+    if (C == '#') {
+      while (I < N && S[I] != '\n') ++I;
+      continue;
+    }
+    if (C == '\\' && I + 1 < N && (S[I + 1] == '\n' || S[I + 1] == '\r')) { // continuation
+      I += 2;
+      continue;
+    }
+    if (C == '\n') {
+      if (Depth == 0 && !T.empty() && T.back().Kind != Tok::Newline)
+        T.push_back({Tok::Newline, uint32_t(I), uint32_t(I + 1)});
+      ++I;
+      continue;
+    }
+    if (std::isspace(C)) {
+      ++I;
+      continue;
+    }
+    // Strings, with their prefixes (r, b, f, u, rb, ...); triple-quoted too.
+    size_t Q = I;
+    while (Q < N && Q - I < 2 && std::strchr("rRbBuUfF", S[Q])) ++Q;
+    if (Q < N && (S[Q] == '\'' || S[Q] == '"') && (Q == I || !IsId(I > 0 ? S[I - 1] : ' '))) {
+      char D = S[Q];
+      bool Triple = Q + 2 < N && S[Q + 1] == D && S[Q + 2] == D;
+      size_t J = Q + (Triple ? 3 : 1);
+      while (J < N) {
+        if (S[J] == '\\') {
+          J += 2;
+          continue;
+        }
+        if (S[J] == D && (!Triple || (J + 2 < N && S[J + 1] == D && S[J + 2] == D))) {
+          J += Triple ? 3 : 1;
+          break;
+        }
+        if (!Triple && S[J] == '\n')
+          break; // unterminated: stop at the line
+        ++J;
+      }
+      I = std::min(J, N);
+      T.push_back({Tok::Num, uint32_t(Q), uint32_t(I)}); // a string is a value, like a number
+      continue;
+    }
+    if (IsId(C) && !std::isdigit(C)) {
+      size_t J = I;
+      while (J < N && IsId(S[J])) ++J;
+      T.push_back({Tok::Name, uint32_t(I), uint32_t(J)});
+      I = J;
+      continue;
+    }
+    if (std::isdigit(C) || (C == '.' && I + 1 < N && std::isdigit((unsigned char)S[I + 1]))) {
+      size_t J = I;
+      while (J < N && (IsId(S[J]) || S[J] == '.' ||
+                       ((S[J] == '+' || S[J] == '-') && (S[J - 1] == 'e' || S[J - 1] == 'E'))))
+        ++J;
+      T.push_back({Tok::Num, uint32_t(I), uint32_t(J)});
+      I = J;
+      continue;
+    }
+    if (C == '(' || C == '[' || C == '{') {
+      ++Depth;
+      T.push_back({Tok::Open, uint32_t(I), uint32_t(I + 1)});
+      ++I;
+      continue;
+    }
+    if (C == ')' || C == ']' || C == '}') {
+      Depth = std::max(0, Depth - 1);
+      T.push_back({Tok::Close, uint32_t(I), uint32_t(I + 1)});
+      ++I;
+      continue;
+    }
+    // Operators: '=' alone is assignment or a keyword; '==', '<=', '+=', ...
+    // are other operators, kept whole.
+    size_t J = I + 1;
+    static const char *Two[] = {"==", "!=", "<=", ">=", "->", ":=", "**", "//", "<<", ">>",
+                                "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "@="};
+    for (const char *O : Two)
+      if (S.compare(I, 2, O) == 0) {
+        J = I + 2;
+        if (J < N && S[J] == '=' && (O[0] == '*' || O[0] == '/' || O[0] == '<' || O[0] == '>'))
+          ++J; // **= //= <<= >>=
+        break;
+      }
+    T.push_back({Tok::Op, uint32_t(I), uint32_t(J)});
+    I = J;
+  }
+  T.push_back({Tok::Newline, uint32_t(N), uint32_t(N)});
+  return T;
+}
+
 struct FileReader {
   const std::string &Src;
   TreeDtypes &Out;
+  std::vector<Tok> T;
 
-  std::string text(TSNode N) const {
-    uint32_t B = ts_node_start_byte(N), E = ts_node_end_byte(N);
-    if (B > Src.size() || E > Src.size() || E < B) return "";
-    return Src.substr(B, E - B);
+  std::string text(const Tok &K) const { return Src.substr(K.B, K.E - K.B); }
+  bool isOp(size_t I, const char *O) const {
+    return I < T.size() && T[I].Kind == Tok::Op && Src.compare(T[I].B, T[I].E - T[I].B, O) == 0 &&
+           std::strlen(O) == T[I].E - T[I].B;
+  }
+  bool isName(size_t I) const { return I < T.size() && T[I].Kind == Tok::Name; }
+  /// The token after the bracket that opens at I.
+  size_t close(size_t I) const {
+    int D = 0;
+    for (size_t J = I; J < T.size(); ++J) {
+      if (T[J].Kind == Tok::Open) ++D;
+      else if (T[J].Kind == Tok::Close && --D == 0) return J + 1;
+      else if (T[J].Kind == Tok::Newline && D <= 0) return J;
+    }
+    return T.size();
+  }
+  /// [B, E) split at the commas of its own depth.
+  std::vector<std::pair<size_t, size_t>> split(size_t B, size_t E) const {
+    std::vector<std::pair<size_t, size_t>> R;
+    size_t Start = B;
+    for (size_t J = B; J < E;) {
+      if (T[J].Kind == Tok::Open) {
+        J = close(J);
+        continue;
+      }
+      if (isOp(J, ",")) {
+        R.push_back({Start, J});
+        Start = J + 1;
+      }
+      ++J;
+    }
+    if (Start < E) R.push_back({Start, E});
+    return R;
+  }
+  std::string joined(size_t B, size_t E) const {
+    return B < E ? Src.substr(T[B].B, T[E - 1].E - T[B].B) : "";
   }
 
-  /// The name a value is bound to or read from: an identifier, or an
-  /// attribute's last name. "" for anything else.
-  std::string nameOf(TSNode N) const {
-    if (is(N, "identifier")) return text(N);
-    if (is(N, "attribute")) return text(field(N, "attribute"));
-    return "";
+  /// A target: `name`, `self.name`, `a.b.name` (an annotation after ':' is
+  /// skipped). "" for anything else (a subscript, a call).
+  std::string target(size_t B, size_t E) const {
+    size_t End = B;
+    while (End < E && !isOp(End, ":")) ++End;
+    if (End == B || !isName(End - 1)) return "";
+    for (size_t J = B; J < End; ++J)
+      if (!(isName(J) && (J == B || isOp(J - 1, "."))) && !(isOp(J, ".") && J > B && isName(J - 1)))
+        return "";
+    return text(T[End - 1]);
   }
 
-  /// What Value makes Name: an allocation (Alloc with its type, or Other),
-  /// a pass-through from another name, or nothing the index reads.
-  void bind(const std::string &Name, TSNode Value) {
-    if (Name.empty() || Name == "dtype" || Name == "device") return;
-    Value = stripParensTs(Value);
-    if (is(Value, "identifier") || is(Value, "attribute")) {
-      std::string From = nameOf(Value);
-      if (!From.empty() && From != Name) Out.passThrough(Name, From);
+  /// What the value in [B, E) makes Name: the same rules as an expression
+  /// tree would give (docs at the top of this file).
+  void bind(const std::string &Name, size_t B, size_t E) {
+    if (Name.empty() || Name == "dtype" || Name == "device" || B >= E) return;
+    // A primary chain: a name, then `.name`, `(...)` and `[...]` trailers.
+    if (!isName(B)) return;
+    size_t LastCall = SIZE_MAX, LastTrailer = SIZE_MAX, J = B + 1;
+    while (J < E) {
+      if (isOp(J, ".") && isName(J + 1)) {
+        LastTrailer = J;
+        J += 2;
+      } else if (T[J].Kind == Tok::Open) {
+        LastTrailer = J;
+        if (Src[T[J].B] == '(') LastCall = J;
+        else if (Src[T[J].B] != '[') return;
+        J = close(J);
+      } else {
+        return; // an operator: not a single value
+      }
+    }
+    if (J != E) return;
+    if (LastTrailer == SIZE_MAX || (isOp(LastTrailer, ".") && LastCall == SIZE_MAX) ||
+        (isOp(LastTrailer, ".") && LastCall < LastTrailer)) {
+      // `other`, `md.slot_mapping`: a pass-through (a subscript is none).
+      if (T[E - 1].Kind == Tok::Name) {
+        std::string From = text(T[E - 1]);
+        if (From != Name) Out.passThrough(Name, From);
+      }
       return;
     }
-    if (!is(Value, "call")) return;
-    TSNode Fn = field(Value, "function");
-    TSNode DTypeKw{};
-    std::vector<TSNode> Pos;
-    for (TSNode A : kids(field(Value, "arguments"))) {
-      if (is(A, "keyword_argument")) {
-        if (text(field(A, "name")) == "dtype") DTypeKw = field(A, "value");
+    if (LastTrailer != LastCall) return; // ends with a subscript
+    std::string Callee = joined(B, LastCall);
+    std::string Meth = isName(LastCall - 1) ? text(T[LastCall - 1]) : "";
+    size_t AE = close(LastCall) - 1; // the ')'
+    std::string DType;
+    std::vector<std::pair<size_t, size_t>> Pos;
+    for (auto [AB, AEnd] : split(LastCall + 1, AE)) {
+      if (isName(AB) && isOp(AB + 1, "=")) {
+        if (text(T[AB]) == "dtype") DType = joined(AB + 2, AEnd);
       } else {
-        Pos.push_back(A);
+        Pos.push_back({AB, AEnd});
       }
     }
     IntTy Ty;
-    if (!ts_node_is_null(DTypeKw)) {
-      switch (dtypeText(text(DTypeKw), Ty)) {
-      case DK::Int: Out.allocate(Name, Ty); return;
-      case DK::Other: Out.allocate(Name, IntTy()); return;
-      case DK::Unknown: Out.allocate(Name, IntTy()); return;
+    if (!DType.empty()) {
+      DK K = dtypeText(DType, Ty);
+      Out.allocate(Name, K == DK::Int ? Ty : IntTy());
+      return;
+    }
+    if (LastCall == B + 1 || !isOp(LastCall - 2, ".")) { // a plain call: f(...)
+      if (Callee != "torch.arange" && Callee != "torch.randint") {
+        static const std::set<std::string> Makers = {
+            "torch.empty", "torch.zeros", "torch.ones", "torch.full", "torch.tensor",
+            "torch.as_tensor", "torch.empty_like", "torch.zeros_like", "torch.ones_like",
+            "torch.full_like", "torch.empty_strided", "torch.rand", "torch.randn",
+            "torch.randn_like", "torch.rand_like"};
+        if (Makers.count(Callee)) Out.allocate(Name, IntTy());
+        return;
       }
     }
-    if (!is(Fn, "attribute")) return;
-    std::string Meth = text(field(Fn, "attribute"));
-    std::string Callee = text(Fn);
     if (Meth == "long") return Out.allocate(Name, IntTy::integer(64, true));
     if (Meth == "int") return Out.allocate(Name, IntTy::integer(32, true));
     if (Meth == "to" || Meth == "type") {
-      for (TSNode A : Pos) {
-        switch (dtypeText(text(A), Ty)) {
+      for (auto [AB, AEnd] : Pos) {
+        switch (dtypeText(joined(AB, AEnd), Ty)) {
         case DK::Int: Out.allocate(Name, Ty); return;
         case DK::Other: Out.allocate(Name, IntTy()); return;
         case DK::Unknown: break; // .to(device), .to(x.device)
@@ -128,43 +303,70 @@ struct FileReader {
       return;
     }
     if (Callee == "torch.arange" || Callee == "torch.randint") {
-      for (TSNode A : Pos)
-        if (is(stripParensTs(A), "float")) return Out.allocate(Name, IntTy());
+      for (auto [AB, AEnd] : Pos)
+        for (size_t K = AB; K < AEnd; ++K)
+          if (T[K].Kind == Tok::Num && text(T[K]).find_first_of(".eE") != std::string::npos &&
+              text(T[K]).find_first_of("xX\"'") == std::string::npos)
+            return Out.allocate(Name, IntTy());
       return Out.allocate(Name, IntTy::integer(64, true));
     }
     static const std::set<std::string> Makers = {
-        "torch.empty",      "torch.zeros",      "torch.ones",      "torch.full",
-        "torch.tensor",     "torch.as_tensor",  "torch.empty_like", "torch.zeros_like",
-        "torch.ones_like",  "torch.full_like",  "torch.empty_strided", "torch.rand",
-        "torch.randn",      "torch.randn_like", "torch.rand_like"};
+        "torch.empty", "torch.zeros", "torch.ones", "torch.full", "torch.tensor",
+        "torch.as_tensor", "torch.empty_like", "torch.zeros_like", "torch.ones_like",
+        "torch.full_like", "torch.empty_strided", "torch.rand", "torch.randn", "torch.randn_like",
+        "torch.rand_like"};
     static const std::set<std::string> NewMakers = {"new_empty", "new_zeros", "new_ones",
                                                     "new_full", "new_tensor"};
     if (Makers.count(Callee) || NewMakers.count(Meth)) Out.allocate(Name, IntTy());
   }
 
-  static TSNode stripParensTs(TSNode N) {
-    while (is(N, "parenthesized_expression") && ts_node_named_child_count(N) == 1)
-      N = ts_node_named_child(N, 0);
-    return N;
+  void run() {
+    T = tokenize(Src);
+    size_t Line = 0; // where the logical line starts
+    std::vector<size_t> Eq; // its '=' tokens at depth 0
+    int Depth = 0;
+    for (size_t I = 0; I < T.size(); ++I) {
+      const Tok &K = T[I];
+      if (K.Kind == Tok::Open) ++Depth;
+      else if (K.Kind == Tok::Close) Depth = std::max(0, Depth - 1);
+      else if (K.Kind == Tok::Newline) {
+        statement(Line, I, Eq);
+        Line = I + 1;
+        Eq.clear();
+        Depth = 0;
+      } else if (isOp(I, "=")) {
+        if (Depth == 0) {
+          Eq.push_back(I);
+        } else if (I >= 2 && isName(I - 1) && (T[I - 2].Kind == Tok::Open || isOp(I - 2, ","))) {
+          // A keyword argument NAME=VALUE, up to the next comma or bracket.
+          size_t E = I + 1;
+          while (E < T.size() && !isOp(E, ",") && T[E].Kind != Tok::Close &&
+                 T[E].Kind != Tok::Newline) {
+            if (T[E].Kind == Tok::Open) E = close(E);
+            else ++E;
+          }
+          bind(text(T[I - 1]), I + 1, E);
+        }
+      }
+    }
   }
 
-  void run(TSNode Root) {
-    walk(Root, [&](TSNode N) {
-      if (is(N, "assignment")) {
-        TSNode L = field(N, "left"), R = field(N, "right");
-        if (ts_node_is_null(R)) return; // `x: T` alone
-        if ((is(L, "pattern_list") || is(L, "tuple_pattern")) &&
-            (is(R, "expression_list") || is(R, "tuple"))) {
-          std::vector<TSNode> Ls = kids(L), Rs = kids(R);
-          if (Ls.size() == Rs.size())
-            for (size_t I = 0; I < Ls.size(); ++I) bind(nameOf(Ls[I]), Rs[I]);
-          return;
-        }
-        bind(nameOf(L), R);
-      } else if (is(N, "keyword_argument")) {
-        bind(text(field(N, "name")), field(N, "value"));
+  /// `a = v`, `self.a = v`, `a: T = v`, `a = b = v`, `a, b = x, y`.
+  void statement(size_t B, size_t E, const std::vector<size_t> &Eq) {
+    if (Eq.empty()) return;
+    size_t VB = Eq.back() + 1;
+    std::vector<std::pair<size_t, size_t>> Vs = split(VB, E);
+    size_t TB = B;
+    for (size_t Q : Eq) {
+      std::vector<std::pair<size_t, size_t>> Ts = split(TB, Q);
+      if (Ts.size() == 1 && Vs.size() == 1) {
+        bind(target(TB, Q), VB, E);
+      } else if (Ts.size() == Vs.size()) {
+        for (size_t K = 0; K < Ts.size(); ++K)
+          bind(target(Ts[K].first, Ts[K].second), Vs[K].first, Vs[K].second);
       }
-    });
+      TB = Q + 1;
+    }
   }
 };
 
@@ -185,26 +387,16 @@ void TreeDtypes::passThrough(const std::string &Name, const std::string &From) {
 }
 
 bool TreeDtypes::addFile(const std::string &Source) {
-  // Only a file that names an integer dtype, or converts to one, can
-  // allocate an integer table; the rest can still pass one through, but a
+  // Only a file that names a dtype, or converts to one, can allocate an
+  // integer table; the rest can still pass one through, but a
   // pass-through alone decides nothing.
   if (Source.find("dtype") == std::string::npos && Source.find(".long()") == std::string::npos &&
       Source.find(".int()") == std::string::npos && Source.find("arange") == std::string::npos)
     return false;
   if (Source.size() > (64u << 20) || Source.find('\0') != std::string::npos) return false;
-  TSParser *P = ts_parser_new();
-  if (!ts_parser_set_language(P, tree_sitter_python())) {
-    ts_parser_delete(P);
-    return false;
-  }
-  TSTree *T = ts_parser_parse_string(P, nullptr, Source.data(), (uint32_t)Source.size());
-  if (T) {
-    FileReader R{Source, *this};
-    R.run(ts_tree_root_node(T));
-    ts_tree_delete(T);
-  }
-  ts_parser_delete(P);
-  return T != nullptr;
+  FileReader R{Source, *this, {}};
+  R.run();
+  return true;
 }
 
 void TreeDtypes::merge(const TreeDtypes &O) {

@@ -1011,4 +1011,40 @@ TEST(TreeDtypes, LauncherAsksLast) {
   EXPECT_NE(dump(lastAddr(Without)).find("elem=i32"), std::string::npos);
 }
 
+TEST(TreeDtypes, ReadsPythonAsWritten) {
+  // Strings, comments, continuations and compound operators are no
+  // assignments; multi-line calls, chains and annotations are.
+  TreeDtypes T;
+  T.addFile("import torch\n"
+            "s = 'fake = torch.zeros(1, dtype=torch.int32)'\n"
+            "doc = \"\"\"\nnot_a = torch.arange(4)\n\"\"\"\n"
+            "# commented = torch.zeros(1, dtype=torch.int32)\n"
+            "a = \\\n    torch.zeros(4, dtype=torch.int64)\n"
+            "b: torch.Tensor = torch.empty(\n    8,\n    dtype=torch.int32,\n)\n"
+            "c = d = torch.arange(8)\n"
+            "if a == b:\n    pass\n"
+            "e += 1\n"
+            "f = torch.arange(8).view(2, 4)\n"
+            "g = buf[:4]\n"
+            "def run(x, idx=torch.zeros(2, dtype=torch.int16)):\n"
+            "    launch(x, dst=make(src=torch.ones(3, dtype=torch.uint8)), n=f'{a=}')\n");
+  T.finish();
+  EXPECT_FALSE(T.dtypeOf("s").known());
+  EXPECT_FALSE(T.dtypeOf("fake").known());
+  EXPECT_FALSE(T.dtypeOf("not_a").known());
+  EXPECT_FALSE(T.dtypeOf("commented").known());
+  EXPECT_EQ(T.dtypeOf("a").Bits, 64);
+  EXPECT_EQ(T.dtypeOf("b").Bits, 32);
+  EXPECT_EQ(T.dtypeOf("c").Bits, 64);
+  EXPECT_EQ(T.dtypeOf("d").Bits, 64);
+  EXPECT_FALSE(T.dtypeOf("e").known());
+  EXPECT_FALSE(T.dtypeOf("f").known()); // .view(2, 4) of a range: not read
+  EXPECT_FALSE(T.dtypeOf("g").known());
+  EXPECT_EQ(T.dtypeOf("idx").Bits, 16);
+  EXPECT_EQ(T.dtypeOf("src").Bits, 8);
+  EXPECT_FALSE(T.dtypeOf("src").Signed);
+  EXPECT_FALSE(T.dtypeOf("dst").known());
+  EXPECT_FALSE(T.dtypeOf("n").known());
+}
+
 #endif // KVLINT_HAVE_TRITON
