@@ -129,6 +129,7 @@ Bound typeBound(const IntTy &T) {
 //   heads x a bare row width (h * d) -> the row is per head: Hidden
 //   (requests | grid) x tokens -> a token of the flattened batch (bos = i_b * T)
 //   grid x tile (pid * BLOCK)  -> a row of the launch's dimension (Tokens)
+//   (requests | grid) x batch stride -> an element of the batch (Elements)
 int64_t Bounds::capOf(std::vector<const Dimension *> Shape, int64_t Scale, std::string &How) {
   static const char *Rules[][3] = {{"KvPages", "BlockSize", "KvSlots"},
                                    {"Heads", "HeadDim", "Hidden"},
@@ -137,7 +138,9 @@ int64_t Bounds::capOf(std::vector<const Dimension *> Shape, int64_t Scale, std::
                                    {"Requests", "SeqLen", "Tokens"},
                                    {"Grid", "SeqLen", "Tokens"},
                                    {"Grid", "Tokens", "Tokens"},
-                                   {"Grid", "Constexpr", "Tokens"}};
+                                   {"Grid", "Constexpr", "Tokens"},
+                                   {"Requests", "BatchStride", "Elements"},
+                                   {"Grid", "BatchStride", "Elements"}};
   auto Take = [&](const char *K) {
     for (size_t I = 0; I < Shape.size(); ++I)
       if (Shape[I]->Key == K) {

@@ -21,6 +21,11 @@ struct DimSpec {
 // while seq_lens and seqlen_k are context).
 // docs/envelope.md gives each default's source at length.
 const DimSpec Specs[] = {
+    {"BatchStride", 2147483648,
+     "batch_?stride|stride_?batch|^stride_?[a-z]{0,3}_?[bz]$|_stride_?b$",
+     "the stride between sequences of a [B, T, H, D] tensor (stride_qb, stride_z): one "
+     "sequence's T x H x D, up to Envelope.SeqLen x Envelope.Hidden; a batch index times it "
+     "is bounded by all elements of the batch (Envelope.Elements)"},
     {"Stride", 16384, "stride|^ld[a-z]?$|pitch",
      "a row of a [tokens, hidden] activation at hidden 16,384 (Llama 3.1 405B); wider rows "
      "(vocabulary, all heads of a token) need a name or a fact"},

@@ -358,6 +358,13 @@ struct NarrowedIndexOverflow::Walk {
   bool qualifies(const Node *N, bool &AtLatent) {
     if (isRoundDown(N) || !N->op(0) || !N->op(1))
       return false;
+    // A stride times a stride is no index into anything (a size in
+    // elements, computed in host-like code): nothing to widen for.
+    auto IsStride = [](const Bound &B) {
+      return B.Dim && (B.Dim->Key == "Stride" || B.Dim->Key == "BatchStride");
+    };
+    if (N->K == Kind::Mul && IsStride(In.of(N->op(0))) && IsStride(In.of(N->op(1))))
+      return false;
     IntTy Ty = widthOf(N);
     if (!Ty.narrow())
       return false;

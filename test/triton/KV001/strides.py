@@ -87,3 +87,26 @@ def shift(cache_ptr, table_ptr):
     page = tl.load(table_ptr + tl.program_id(0))
     # CHECK: strides.py:[[@LINE+1]]:27: warning: 32-bit signed product 'page << 16' is used as a memory offset and wraps past 2^31: 'page' <= 8,388,607 ('page' is named like it: Envelope.KvPages = 8,388,607) shifted by '16' = 16; widen 'page' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
     tl.store(cache_ptr + (page << 16), 0)
+
+
+# Positive: a batch index times the batch stride of a [B, T, H, D] tensor
+# (flash-attention's Triton forward, `off_b * stride_qb`): one sequence's
+# T x H x D elements per batch, all of the batch's elements in total.
+@triton.jit
+def batch_offset(q_ptr, o_ptr, stride_qb, stride_ob, stride_qh, stride_qm):
+    off_b = tl.program_id(1)
+    off_h = tl.program_id(2)
+    # CHECK: strides.py:[[@LINE+1]]:25: warning: 32-bit signed product 'off_b * stride_qb' is used as a memory offset and wraps past 2^31: 'off_b' <= 65,535 ('program_id(1)' spans a grid the launcher does not show: Envelope.Grid = 65,535) times 'stride_qb' <= 2,147,483,648 ('stride_qb' is named like it: Envelope.BatchStride = 2,147,483,648); widen 'off_b' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+    q = tl.load(q_ptr + off_b * stride_qb + off_h * stride_qh + tl.arange(0, 64) * stride_qm)
+    # CHECK: strides.py:[[@LINE+1]]:22: warning: 32-bit signed product 'off_b * stride_ob' is used as a memory offset and wraps past 2^31: 'off_b' <= 65,535 ('program_id(1)' spans a grid the launcher does not show: Envelope.Grid = 65,535) times 'stride_ob' <= 2,147,483,648 ('stride_ob' is named like it: Envelope.BatchStride = 2,147,483,648); widen 'off_b' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+    tl.store(o_ptr + off_b * stride_ob + tl.arange(0, 64), q)
+
+
+# Negative: the same offsets with the batch index widened; a head index
+# times a head stride (one head of one token's row in [B, T, H, D]).
+@triton.jit
+def batch_offset_fixed(q_ptr, o_ptr, stride_qb, stride_ob, stride_qh):
+    off_b = tl.program_id(1).to(tl.int64)
+    off_h = tl.program_id(2)
+    q = tl.load(q_ptr + off_b * stride_qb + off_h * stride_qh + tl.arange(0, 64))
+    tl.store(o_ptr + off_b * stride_ob + tl.arange(0, 64), q)
