@@ -631,15 +631,7 @@ std::string Launcher::valueName(TSNode E, const Scope *S, unsigned D) {
 IntTy Launcher::torchDtype(TSNode E) {
   std::string Q = M.qualify(stripParens(E), nullptr);
   if (Q.rfind("torch.", 0) != 0) return IntTy();
-  static const std::map<std::string, IntTy> T = {
-      {"torch.int64", IntTy::integer(64, true)},  {"torch.long", IntTy::integer(64, true)},
-      {"torch.int32", IntTy::integer(32, true)},  {"torch.int", IntTy::integer(32, true)},
-      {"torch.int16", IntTy::integer(16, true)},  {"torch.short", IntTy::integer(16, true)},
-      {"torch.int8", IntTy::integer(8, true)},    {"torch.uint8", IntTy::integer(8, false)},
-      {"torch.uint16", IntTy::integer(16, false)}, {"torch.uint32", IntTy::integer(32, false)},
-      {"torch.uint64", IntTy::integer(64, false)}};
-  auto It = T.find(Q);
-  return It == T.end() ? IntTy() : It->second;
+  return integerDtype(Q);
 }
 
 /// The integer element type of a tensor expression, when the host code shows

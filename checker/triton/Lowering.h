@@ -341,6 +341,11 @@ FlagPlan planFlags(const Module &M, const JitFn &J);
 /// (Module::PlainAll) and fills Module::Launches.
 void collectLaunchFacts(Module &M);
 
+/// The integer type a dotted dtype name denotes (`torch.int64`, `torch.long`,
+/// `np.int32`), unknown for anything else (floats, bool, a variable). Shared
+/// by the launcher (TreeDtypes.cpp).
+IntTy integerDtype(const std::string &Dotted);
+
 } // namespace triton
 } // namespace kvlint
 

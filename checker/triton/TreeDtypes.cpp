@@ -43,34 +43,18 @@ namespace {
 using namespace triton;
 
 /// The integer type a dtype expression names (`torch.int64`, `torch.long`,
-/// `np.int32`), Other for a non-integer dtype (`torch.float16`, `torch.bool`)
-/// and Unknown for anything else (a variable: `dtype=idx_dtype`).
+/// `np.int32`), Other for a non-integer dtype of torch or numpy
+/// (`torch.float16`, `torch.bool`) and Unknown for anything else (a
+/// variable: `dtype=idx_dtype`).
 enum class DK { Unknown, Int, Other };
 DK dtypeText(const std::string &T, IntTy &Ty) {
   size_t Dot = T.rfind('.');
   std::string Mod = Dot == std::string::npos ? "" : T.substr(0, Dot);
-  std::string Leaf = Dot == std::string::npos ? T : T.substr(Dot + 1);
   if (Mod != "torch" && Mod != "np" && Mod != "numpy") return DK::Unknown;
-  static const std::map<std::string, IntTy> Ints = {
-      {"int64", IntTy::integer(64, true)},  {"long", IntTy::integer(64, true)},
-      {"int32", IntTy::integer(32, true)},  {"int", IntTy::integer(32, true)},
-      {"intc", IntTy::integer(32, true)},   {"int16", IntTy::integer(16, true)},
-      {"short", IntTy::integer(16, true)},  {"int8", IntTy::integer(8, true)},
-      {"uint8", IntTy::integer(8, false)},  {"uint16", IntTy::integer(16, false)},
-      {"uint32", IntTy::integer(32, false)}, {"uint64", IntTy::integer(64, false)}};
-  auto It = Ints.find(Leaf);
-  if (It != Ints.end()) {
-    // numpy's `np.int` is gone; `torch.int` is int32.
-    if (Leaf == "int" && Mod != "torch") return DK::Unknown;
-    Ty = It->second;
-    return DK::Int;
-  }
-  return DK::Other;
+  Ty = triton::integerDtype(T);
+  return Ty.known() ? DK::Int : DK::Other;
 }
 
-/// A Python token, as much as the index needs: names, numbers, brackets and
-/// operators; strings and comments are skipped. Tokens of one logical line
-/// end with a Newline token.
 struct Tok {
   enum K : uint8_t { Name, Num, Op, Open, Close, Newline } Kind;
   uint32_t B, E; ///< bytes in the source
@@ -371,6 +355,24 @@ struct FileReader {
 };
 
 } // namespace
+
+IntTy triton::integerDtype(const std::string &Dotted) {
+  size_t Dot = Dotted.rfind('.');
+  if (Dot == std::string::npos) return IntTy();
+  std::string Mod = Dotted.substr(0, Dot), Leaf = Dotted.substr(Dot + 1);
+  if (Mod != "torch" && Mod != "np" && Mod != "numpy") return IntTy();
+  // numpy's `np.int` is gone, and its `intc` is C's int; `torch.int` is int32.
+  if (Leaf == "int" && Mod != "torch") return IntTy();
+  static const std::map<std::string, IntTy> Ints = {
+      {"int64", IntTy::integer(64, true)},  {"long", IntTy::integer(64, true)},
+      {"int32", IntTy::integer(32, true)},  {"int", IntTy::integer(32, true)},
+      {"intc", IntTy::integer(32, true)},   {"int16", IntTy::integer(16, true)},
+      {"short", IntTy::integer(16, true)},  {"int8", IntTy::integer(8, true)},
+      {"uint8", IntTy::integer(8, false)},  {"uint16", IntTy::integer(16, false)},
+      {"uint32", IntTy::integer(32, false)}, {"uint64", IntTy::integer(64, false)}};
+  auto It = Ints.find(Leaf);
+  return It == Ints.end() ? IntTy() : It->second;
+}
 
 void TreeDtypes::allocate(const std::string &Name, IntTy Ty) {
   Entry &E = Names[Name];
