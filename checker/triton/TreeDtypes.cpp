@@ -312,12 +312,14 @@ struct FileReader {
     for (size_t I = 0; I < T.size(); ++I) {
       const Tok &K = T[I];
       if (K.Kind == Tok::Open) ++Depth;
-      else if (K.Kind == Tok::Close) Depth = std::max(0, Depth - 1);
+      if (K.Kind == Tok::Close) Depth = std::max(0, Depth - 1);
       else if (K.Kind == Tok::Newline) {
         statement(Line, I, Eq);
         Line = I + 1;
         Eq.clear();
         Depth = 0;
+      } else if (K.Kind == Tok::Open && Src[K.B] == '(' && I >= 1 && isName(I - 1)) {
+        callOrDef(I);
       } else if (isOp(I, "=")) {
         if (Depth == 0) {
           Eq.push_back(I);
@@ -332,6 +334,46 @@ struct FileReader {
           bind(text(T[I - 1]), I + 1, E);
         }
       }
+    }
+  }
+
+  /// `def f(a, b=1, *c)`: f's positional parameters; `f(x, md.y)`: the
+  /// names passed positionally, which the index binds to f's parameters
+  /// once every file is read (a tensor handed to a launcher through a
+  /// helper: `_run_tiled_kv(..., fa_md.slot_mapping, ...)`).
+  void callOrDef(size_t Open) {
+    static const std::set<std::string> NotCalls = {"if", "elif", "while", "for", "return",
+                                                   "and", "or", "not", "in", "is", "print",
+                                                   "assert", "with", "yield", "lambda", "class"};
+    std::string Fn = text(T[Open - 1]);
+    if (NotCalls.count(Fn)) return;
+    size_t E = close(Open) - 1;
+    if (E >= T.size() || T[E].Kind != Tok::Close) return;
+    std::vector<std::pair<size_t, size_t>> Args = split(Open + 1, E);
+    if (Open >= 2 && isName(Open - 2) && text(T[Open - 2]) == "def") {
+      std::vector<std::string> Params;
+      for (auto [B, AE] : Args) {
+        if (!isName(B)) break; // *args, **kw, a bare * or /: no more positionals
+        Params.push_back(text(T[B]));
+      }
+      Out.define(Fn, std::move(Params));
+      return;
+    }
+    if (Open >= 2 && isName(Open - 2) && text(T[Open - 2]) == "class") return;
+    bool Method = Open >= 2 && isOp(Open - 2, ".");
+    unsigned Index = 0;
+    for (auto [B, AE] : Args) {
+      if (isName(B) && isOp(B + 1, "=")) break; // keywords follow
+      if (isOp(B, "*") || isOp(B, "**")) break;   // f(*xs): positions unknown after it
+      if (!isName(B) || (B + 1 < AE && !isOp(B + 1, "."))) {
+        ++Index;
+        continue;
+      }
+      bool Chain = true; // a name or an attribute chain
+      for (size_t J = B; J < AE; ++J)
+        Chain &= ((J - B) % 2 == 0) ? isName(J) : isOp(J, ".");
+      if (Chain && isName(AE - 1)) Out.positional(Fn, Index, text(T[AE - 1]), Method);
+      ++Index;
     }
   }
 
@@ -388,13 +430,21 @@ void TreeDtypes::passThrough(const std::string &Name, const std::string &From) {
   Names[Name].From.insert(From);
 }
 
+void TreeDtypes::define(const std::string &Fn, std::vector<std::string> Params) {
+  if (Ambiguous.count(Fn)) return;
+  auto [It, New] = Defs.emplace(Fn, Params);
+  if (!New && It->second != Params) {
+    Ambiguous.insert(Fn);
+    Defs.erase(It);
+  }
+}
+
+void TreeDtypes::positional(const std::string &Fn, unsigned Index, const std::string &Arg,
+                            bool Method) {
+  Calls.push_back({Fn, Arg, Index, Method});
+}
+
 bool TreeDtypes::addFile(const std::string &Source) {
-  // Only a file that names a dtype, or converts to one, can allocate an
-  // integer table; the rest can still pass one through, but a
-  // pass-through alone decides nothing.
-  if (Source.find("dtype") == std::string::npos && Source.find(".long()") == std::string::npos &&
-      Source.find(".int()") == std::string::npos && Source.find("arange") == std::string::npos)
-    return false;
   if (Source.size() > (64u << 20) || Source.find('\0') != std::string::npos) return false;
   FileReader R{Source, *this, {}};
   R.run();
@@ -408,9 +458,36 @@ void TreeDtypes::merge(const TreeDtypes &O) {
     if (E.Ty.known()) allocate(N, E.Ty);
     Mine.From.insert(E.From.begin(), E.From.end());
   }
+  for (const std::string &F : O.Ambiguous) {
+    Ambiguous.insert(F);
+    Defs.erase(F);
+  }
+  for (const auto &[F, P] : O.Defs) define(F, P);
+  Calls.insert(Calls.end(), O.Calls.begin(), O.Calls.end());
 }
 
 void TreeDtypes::finish() {
+  // Positional arguments of calls to a function the tree defines once: the
+  // argument is passed into that parameter (`self` first for `x.f(...)`).
+  // Only into a parameter name nothing else in the tree makes (no
+  // allocation, assignment or keyword under that name): a name the tree
+  // allocates itself (`positions`) is decided by its allocations, not by
+  // which helper a value is handed to positionally.
+  std::vector<std::pair<std::string, std::string>> Edges;
+  for (const Positional &C : Calls) {
+    auto It = Defs.find(C.Fn);
+    if (It == Defs.end()) continue;
+    const std::vector<std::string> &P = It->second;
+    size_t I = C.Index + (C.Method && !P.empty() && (P[0] == "self" || P[0] == "cls") ? 1 : 0);
+    if (I >= P.size() || P[I] == C.Arg || P[I] == "self" || P[I] == "cls") continue;
+    auto N = Names.find(P[I]);
+    if (N != Names.end() &&
+        (N->second.Ty.known() || N->second.Poisoned || !N->second.From.empty()))
+      continue;
+    Edges.push_back({P[I], C.Arg});
+  }
+  for (const auto &[To, From] : Edges) passThrough(To, From);
+  Calls.clear();
   for (auto &[N, E] : Names) E.State = 0;
   for (auto &[N, E] : Names) resolve(N, 0);
 }

@@ -1047,4 +1047,29 @@ TEST(TreeDtypes, ReadsPythonAsWritten) {
   EXPECT_FALSE(T.dtypeOf("n").known());
 }
 
+TEST(TreeDtypes, PositionalArgumentsOfDefinedFunctions) {
+  // A tensor handed on positionally to a function the tree defines once
+  // binds to its parameter; a method call skips `self`; a name defined twice
+  // with other parameters binds nothing.
+  TreeDtypes A, B;
+  A.addFile("import torch\n"
+            "slot_mapping = torch.zeros(4, dtype=torch.int64)\n"
+            "def run_tiled(x, attention_slot_mapping, conv_slots, *rest):\n    pass\n"
+            "class Op:\n    def store(self, cache, slots):\n        pass\n"
+            "def helper(a, idx):\n    pass\n");
+  B.addFile("import torch\n"
+            "def go(md, op):\n"
+            "    run_tiled(x, md.slot_mapping, other_thing, slot_mapping)\n"
+            "    op.store(cache, md.slot_mapping)\n"
+            "    helper(x, slot_mapping)\n"
+            "def helper(a, b, idx):\n    pass\n");
+  A.merge(B);
+  A.finish();
+  EXPECT_EQ(A.dtypeOf("attention_slot_mapping").Bits, 64);
+  EXPECT_FALSE(A.dtypeOf("conv_slots").known()); // other_thing: nothing known
+  EXPECT_FALSE(A.dtypeOf("rest").known());       // *rest: not positional
+  EXPECT_EQ(A.dtypeOf("slots").Bits, 64);        // op.store(cache, ...): self skipped
+  EXPECT_FALSE(A.dtypeOf("idx").known());        // helper defined twice
+}
+
 #endif // KVLINT_HAVE_TRITON

@@ -54,6 +54,10 @@ public:
   // For the reader.
   void allocate(const std::string &Name, IntTy Ty); ///< unknown Ty: not an int table
   void passThrough(const std::string &Name, const std::string &From);
+  /// `def Fn(a, b, ...)`: its positional parameters.
+  void define(const std::string &Fn, std::vector<std::string> Params);
+  /// `Fn(..., Arg, ...)` with Arg at positional Index (`x.Fn(...)`: Method).
+  void positional(const std::string &Fn, unsigned Index, const std::string &Arg, bool Method);
 
 private:
   struct Resolution {
@@ -68,6 +72,16 @@ private:
     Resolution Resolved;
   };
   std::map<std::string, Entry> Names;
+  /// Function name -> positional parameters; a name defined twice with
+  /// other parameters is ambiguous (erased, and kept in Ambiguous).
+  std::map<std::string, std::vector<std::string>> Defs;
+  std::set<std::string> Ambiguous;
+  struct Positional {
+    std::string Fn, Arg;
+    unsigned Index;
+    bool Method;
+  };
+  std::vector<Positional> Calls;
   Resolution resolve(const std::string &Name, unsigned Depth);
 };
 
