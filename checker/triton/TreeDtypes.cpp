@@ -17,7 +17,14 @@
 //    a torch maker without `dtype=` (`torch.empty(n)`, `torch.empty_like(x)`)
 //    is an allocation of a type the index does not know;
 //  * a pass-through: `NAME = other.OTHER` or `f(NAME=OTHER)`, a name given
-//    the tensor another name holds (`attention_slot_mapping=md.slot_mapping`).
+//    the tensor another name holds (`attention_slot_mapping=md.slot_mapping`);
+//    and `f(..., OTHER, ...)` for a function `f` the tree defines once, into
+//    its parameter at that position, when no file makes that parameter's
+//    name itself (a name the tree allocates is decided by its allocations).
+//
+// Files are read with a small tokenizer (strings, comments, brackets,
+// operators), not parsed: the index reads every Python file of the scan,
+// and a full parse of them all cost more than the rest of the Python work.
 //
 // under the name it is bound to: an assignment's target (an identifier, or
 // an attribute's last name: `self.slot_mapping`), or a call's keyword
