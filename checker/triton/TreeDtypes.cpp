@@ -253,7 +253,7 @@ struct FileReader {
     }
     if (LastTrailer != LastCall) return; // ends with a subscript
     std::string Callee = joined(B, LastCall);
-    std::string Meth = isName(LastCall - 1) ? text(T[LastCall - 1]) : "";
+    std::string Meth = isName(LastCall - 1) ? text(T[LastCall - 1]) : ""; // `.to`, `.long`
     size_t AE = close(LastCall) - 1; // the ')'
     std::string DType;
     std::vector<std::pair<size_t, size_t>> Pos;
@@ -270,17 +270,9 @@ struct FileReader {
       Out.allocate(Name, K == DK::Int ? Ty : IntTy());
       return;
     }
-    if (LastCall == B + 1 || !isOp(LastCall - 2, ".")) { // a plain call: f(...)
-      if (Callee != "torch.arange" && Callee != "torch.randint") {
-        static const std::set<std::string> Makers = {
-            "torch.empty", "torch.zeros", "torch.ones", "torch.full", "torch.tensor",
-            "torch.as_tensor", "torch.empty_like", "torch.zeros_like", "torch.ones_like",
-            "torch.full_like", "torch.empty_strided", "torch.rand", "torch.randn",
-            "torch.randn_like", "torch.rand_like"};
-        if (Makers.count(Callee)) Out.allocate(Name, IntTy());
-        return;
-      }
-    }
+    // Past `dtype=`, only a method or a dotted callee says anything: a plain
+    // `f(...)` (`int(x)` included) is a value of unknown kind.
+    if (LastCall < B + 2 || !isOp(LastCall - 2, ".")) return;
     if (Meth == "long") return Out.allocate(Name, IntTy::integer(64, true));
     if (Meth == "int") return Out.allocate(Name, IntTy::integer(32, true));
     if (Meth == "to" || Meth == "type") {
