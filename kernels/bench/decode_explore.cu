@@ -25,6 +25,7 @@
 #include <random>
 #include <vector>
 
+#include "bench_common.h"
 #include "kvref/kvref.h"
 #include "plan.h"  // internal (src/): the harness launches the kernels itself
 
@@ -143,14 +144,6 @@ double graph_us(F fn, int per_graph = 20, int replays = 50, int reps = 7) {
   return best;
 }
 
-std::vector<int64_t> paged_slots(std::mt19937_64& rng, int64_t tokens, int64_t page, int64_t pages) {
-  std::vector<int64_t> order(static_cast<size_t>(pages));
-  std::iota(order.begin(), order.end(), 0);
-  std::shuffle(order.begin(), order.end(), rng);
-  std::vector<int64_t> s(static_cast<size_t>(tokens));
-  for (int64_t t = 0; t < tokens; ++t) s[t] = order[t / page] * page + t % page;
-  return s;
-}
 
 // Decode-sized K/V stores, bf16 or bf16 -> fp8.
 struct DecodeCase {

@@ -30,6 +30,7 @@
 #include <cuda.h>
 
 #include "kvref/kv_store.cuh"
+#include "bench_common.h"
 #include "kvref/kvref.h"
 #include "kvref/slot_mapping.cuh"
 #include "plan.h"  // internal (src/): the explore mode launches the store kernels itself
@@ -224,14 +225,6 @@ double measure_copy_bandwidth() {
 
 // Slots as an engine lays them out: pages taken from a shuffled free list, consecutive tokens
 // filling a page.
-std::vector<int64_t> paged_slots(std::mt19937_64& rng, int64_t tokens, int64_t block_size, int64_t num_blocks) {
-  std::vector<int64_t> pages(static_cast<size_t>(num_blocks));
-  std::iota(pages.begin(), pages.end(), 0);
-  std::shuffle(pages.begin(), pages.end(), rng);
-  std::vector<int64_t> s(static_cast<size_t>(tokens));
-  for (int64_t t = 0; t < tokens; ++t) s[t] = pages[t / block_size] * block_size + t % block_size;
-  return s;
-}
 
 void bench_kv(std::mt19937_64& rng, const char* name, int64_t T, int H, int D, kvref_dtype src,
               kvref_dtype cache, kvref_layout layout) {
