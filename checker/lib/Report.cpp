@@ -100,11 +100,13 @@ static std::string fixedLine(const Finding &F, SourceCache &Src) {
   std::vector<FixIt> Local;
   for (const FixIt &X : F.Fixes) {
     if (X.Begin.Line != Line || X.Begin.Offset < Start || X.Begin.Offset + X.Length > End)
-      return ""; // a fix on another line: not shown inline
+      continue; // a fix on another line (a declaration, a grouped site): not shown inline
     FixIt Y = X;
     Y.Begin.Offset -= unsigned(Start);
     Local.push_back(Y);
   }
+  if (Local.empty())
+    return "";
   std::string S = T->substr(Start, End - Start);
   std::vector<const FixIt *> Ptrs;
   for (const FixIt &X : Local)
@@ -178,7 +180,8 @@ void renderJson(const std::vector<Finding> &Fs, const std::vector<FileNote> &Not
        << jsonEscape(Notes[I].Message) << "\",\"error\":" << (Notes[I].Error ? "true" : "false")
        << "}";
   OS << "],\n\"summary\":{\"files\":" << S.FilesAnalysed << ",\"failed\":" << S.FilesFailed
-     << ",\"functions\":" << S.Functions << ",\"findings\":" << Fs.size() << "}}\n";
+     << ",\"functions\":" << S.Functions << ",\"findings\":" << Fs.size()
+     << ",\"sites\":" << Fs.size() + S.Folded << "}}\n";
 }
 
 static std::string fnv(const std::string &S) {
@@ -264,6 +267,18 @@ void renderSarif(const std::vector<Finding> &Fs, const std::vector<FileNote> &No
        << ",\"endLine\":" << (E.valid() ? E.Line : B.Line)
        << ",\"endColumn\":" << (E.valid() ? E.Col : B.Col) << "}}}],"
        << "\"partialFingerprints\":{\"kvlintFingerprint/v2\":\"" << FP << "\"}";
+    if (!F.Notes.empty()) {
+      OS << ",\"relatedLocations\":[";
+      for (size_t J = 0; J < F.Notes.size(); ++J) {
+        const SrcLoc &NB = F.Notes[J].Range.Begin;
+        OS << (J ? "," : "") << "{\"id\":" << J << ",\"message\":{\"text\":\""
+           << jsonEscape(F.Notes[J].Message) << "\"},\"physicalLocation\":{\"artifactLocation\":"
+           << "{\"uri\":\"" << jsonEscape(uri(NB.File.empty() ? B.File : NB.File))
+           << "\"},\"region\":{\"startLine\":" << NB.Line << ",\"startColumn\":" << NB.Col
+           << "}}}";
+      }
+      OS << "]";
+    }
     if (!F.Fixes.empty()) {
       OS << ",\"fixes\":[{\"description\":{\"text\":\"widen or guard as the rule says\"},"
             "\"artifactChanges\":[{\"artifactLocation\":{\"uri\":\""

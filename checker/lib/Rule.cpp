@@ -170,6 +170,52 @@ void dedupeAndSort(std::vector<Finding> &Fs) {
            Fs.end());
 }
 
+unsigned groupSites(std::vector<Finding> &Fs, std::vector<std::string> *Keys) {
+  std::map<std::tuple<std::string, std::string, std::string, std::string>, size_t> First;
+  std::vector<Finding> Out;
+  std::vector<std::string> OutKeys;
+  std::vector<unsigned> Extra;
+  unsigned Folded = 0;
+  for (size_t I = 0; I < Fs.size(); ++I) {
+    Finding &F = Fs[I];
+    if (!F.Group.empty()) {
+      auto K = std::make_tuple(F.Code, F.Range.Begin.File, F.Function, F.Group);
+      auto It = First.find(K);
+      if (It != First.end()) {
+        Finding &P = Out[It->second];
+        P.Notes.push_back({F.Range, "and here: " + F.Message});
+        for (const Note &N : F.Notes)
+          P.Notes.push_back(N);
+        for (const FixIt &X : F.Fixes) {
+          bool Same = false;
+          for (const FixIt &Y : P.Fixes)
+            Same |= Y.Begin.Offset == X.Begin.Offset && Y.Length == X.Length && Y.Text == X.Text;
+          if (!Same)
+            P.Fixes.push_back(X);
+        }
+        ++Extra[It->second];
+        ++Folded;
+        continue;
+      }
+      First[K] = Out.size();
+    }
+    Out.push_back(std::move(F));
+    Extra.push_back(0);
+    if (Keys)
+      OutKeys.push_back((*Keys)[I]);
+  }
+  for (size_t I = 0; I < Out.size(); ++I)
+    if (Extra[I])
+      Out[I].Message += "; " + std::to_string(Extra[I]) + " more offset" +
+                        (Extra[I] > 1 ? "s" : "") + " in this function multipl" +
+                        (Extra[I] > 1 ? "y" : "ies") + " '" + Out[I].Group +
+                        "' the same way (notes)";
+  Fs.swap(Out);
+  if (Keys)
+    Keys->swap(OutKeys);
+  return Folded;
+}
+
 bool widenFix(Language L, const Node *Index, std::vector<FixIt> &Out) {
   if (!Index || !Index->Range.valid() || Index->Range.InMacro ||
       Index->Range.End.Offset <= Index->Range.Begin.Offset)

@@ -64,6 +64,36 @@ static std::string quote(const Node *N) {
   return "'" + T + "'";
 }
 
+/// The value a widening fixes at the root: the name the widened expression
+/// starts with ('bos' of 'bos + last_idx', 'offs_m' of 'offs_m[:, None]',
+/// 'blockIdx.x'), or "" when it starts with something else (a cast, a
+/// parenthesis). Sites of one function with the same root are one fix.
+static std::string rootName(const Node *N) {
+  std::string T = N->Text.empty() ? N->Name : N->Text;
+  size_t I = 0;
+  auto Id = [](char C) { return std::isalnum(static_cast<unsigned char>(C)) || C == '_'; };
+  if (I >= T.size() || !(std::isalpha(static_cast<unsigned char>(T[I])) || T[I] == '_'))
+    return "";
+  size_t J = I;
+  while (J < T.size() && (Id(T[J]) || (T[J] == '.' && J + 1 < T.size() && Id(T[J + 1]))))
+    ++J;
+  std::string R = T.substr(I, J - I);
+  static const char *Casts[] = {"static_cast", "reinterpret_cast", "const_cast", "int",
+                                "unsigned", "long", "size_t", "int64_t", "uint32_t", "int32_t"};
+  for (const char *C : Casts)
+    if (R == C)
+      return "";
+  if (J < T.size() && (T[J] == '<' || T[J] == ':'))
+    return ""; // a template or a qualified name: no plain value
+  if (J < T.size() && T[J] == '(') { // tl.program_id(0): the call with its arguments
+    size_t E = T.find(')', J);
+    if (E == std::string::npos || E - J > 16)
+      return "";
+    R = T.substr(I, E + 1 - I);
+  }
+  return R;
+}
+
 // Offsets into a cache grow upwards: a product wraps when its upper bound
 // passes the type's maximum. (Lower bounds of index arithmetic are loose --
 // T - 1 - i, pos - start -- and a product that wraps below -2^31 would
@@ -446,6 +476,7 @@ struct NarrowedIndexOverflow::Walk {
                  (Ty.Signed ? "2^31" : "2^32") +
                  (AtLatent ? " only beyond the deployment envelope" : "") + ": " + Sizes +
                  "; widen " + quote(Leaf) + " to 64 bits before it multiplies";
+    Fd.Group = rootName(Leaf);
     if (!widenFix(F.Lang, Leaf, Fd.Fixes))
       Fd.Notes.push_back({Leaf->Range, "the index is spelled inside a macro; widen it there"});
     else

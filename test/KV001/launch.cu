@@ -2,9 +2,9 @@
 // other: a grid the launcher does not show spans at most Envelope.Grid
 // programs, so blockIdx.x * 2 * d (a token times an
 // activation row) wraps, blockIdx.x * 128 + threadIdx.x (a tile) does not.
-// RUN: %if kvlint %{ not %kvlint %s | FileCheck %s --implicit-check-not=warning: %}
+// RUN: %if kvlint %{ not %kvlint --per-site %s | FileCheck %s --implicit-check-not=warning: %}
 // RUN: %if tidy %{ %tidy %s -- %cuda-flags | FileCheck %s --implicit-check-not=warning: %}
-// RUN: %if kvlint %{ not %kvlint --option=Level=latent %s | FileCheck %s --check-prefixes=CHECK,LATENT --implicit-check-not=warning: %}
+// RUN: %if kvlint %{ not %kvlint --per-site --option=Level=latent %s | FileCheck %s --check-prefixes=CHECK,LATENT --implicit-check-not=warning: %}
 // RUN: %if tidy %{ %tidy %s -config="{CheckOptions: {Level: latent}}" -- %cuda-flags | FileCheck %s --check-prefixes=CHECK,LATENT --implicit-check-not=warning: %}
 #include <cstdint>
 

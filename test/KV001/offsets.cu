@@ -1,7 +1,7 @@
 // KV001 facet: where the product becomes an address — subscripts, pointer
 // arithmetic, offsets hoisted into variables, macros, helper calls — and the
 // whole offset tree, not only its top node.
-// RUN: %if kvlint %{ not %kvlint %s | FileCheck %s --implicit-check-not=warning: %}
+// RUN: %if kvlint %{ not %kvlint --per-site %s | FileCheck %s --implicit-check-not=warning: %}
 // RUN: %if tidy %{ %tidy %s -- %cuda-flags | FileCheck %s --implicit-check-not=warning: %}
 #include <cstdint>
 

@@ -178,6 +178,44 @@ TEST(Baseline, FingerprintsSurviveMovesNotChanges) {
   EXPECT_NE(Two[0], Two[1]);
 }
 
+TEST(Group, OneFindingPerValueToWiden) {
+  auto Make = [](const std::string &Fn, unsigned Line, const std::string &Group,
+                 unsigned FixAt) {
+    Finding F;
+    F.Code = "KV001";
+    F.Function = Fn;
+    F.Group = Group;
+    F.Message = "product at line " + std::to_string(Line);
+    F.Range.Begin = {"a.cu", Line, 3, Line * 100};
+    F.Fixes.push_back({{"a.cu", Line, 3, FixAt}, 0, "static_cast<int64_t>("});
+    return F;
+  };
+  std::vector<Finding> Fs = {Make("k", 4, "bos", 400), Make("k", 5, "i_t", 500),
+                             Make("k", 6, "bos", 600), Make("k", 7, "", 700),
+                             Make("k", 8, "", 800),    Make("other", 9, "bos", 900),
+                             Make("k", 10, "bos", 400)};
+  Fs[3].Code = "KV002";
+  std::vector<std::string> Keys = {"a", "b", "c", "d", "e", "f", "g"};
+  EXPECT_EQ(groupSites(Fs, &Keys), 2u);
+  ASSERT_EQ(Fs.size(), 5u);
+  // The first site leads, says how many more there are and carries their
+  // messages as notes and their fix-its (an identical edit once).
+  EXPECT_EQ(Fs[0].Range.Begin.Line, 4u);
+  EXPECT_EQ(Fs[0].Message, "product at line 4; 2 more offsets in this function multiply 'bos' "
+                           "the same way (notes)");
+  ASSERT_EQ(Fs[0].Notes.size(), 2u);
+  EXPECT_EQ(Fs[0].Notes[0].Range.Begin.Line, 6u);
+  EXPECT_EQ(Fs[0].Notes[0].Message, "and here: product at line 6");
+  EXPECT_EQ(Fs[0].Fixes.size(), 2u);
+  // Another value, no group, another rule, another function: apart.
+  EXPECT_EQ(Fs[1].Group, "i_t");
+  EXPECT_EQ(Fs[1].Message, "product at line 5");
+  EXPECT_EQ(Fs[2].Range.Begin.Line, 7u);
+  EXPECT_EQ(Fs[3].Range.Begin.Line, 8u);
+  EXPECT_EQ(Fs[4].Function, "other");
+  EXPECT_EQ(Keys, (std::vector<std::string>{"a", "b", "d", "e", "f"}));
+}
+
 TEST(Diff, UnifiedDiffLines) {
   ChangedLines L;
   std::string Err;

@@ -11,7 +11,9 @@ when the scan has a KV001 finding on the same file and line for the same
 product (the quoted product of the sampled finding, read from DIR/<sample
 prefix>-<tree>*.json, where the sample prefix is the judged prefix with
 'judged' replaced by 'sample'); a missed site, which has no sampled finding,
-counts on any KV001 finding on its line. A finding for another product on a
+counts on any KV001 finding on its line. A site folded into another finding
+(kvlint reports the sites of one value to widen as one finding, the others as
+notes "and here: ...") counts as reported. A finding for another product on a
 judged line is counted apart ("other product"): the verdict was not about it.
 See docs/precision.md (KV001, Method) and tools/eval/JUDGING.md.
 """
@@ -64,8 +66,14 @@ def main():
         found = json.load(open(scan))["findings"]
         at = collections.defaultdict(set)
         for f in found:
-            if f["code"] == "KV001":
-                at[(rel(f["file"], t), f["line"])].add(product(f["message"]))
+            if f["code"] != "KV001":
+                continue
+            at[(rel(f["file"], t), f["line"])].add(product(f["message"]))
+            # Sites folded into the finding (one per value to widen) are
+            # its notes "and here: <the site's message>".
+            for n in f.get("notes", []):
+                if n.get("message", "").startswith("and here: "):
+                    at[(rel(n["file"], t), n["line"])].add(product(n["message"]))
         was = sampled(a.dir, a.judged, t)
         for fn in sorted(glob.glob(os.path.join(a.dir, f"{a.judged}-{t}*.jsonl"))):
             for line in open(fn):

@@ -139,6 +139,14 @@ const std::vector<Flag> &flags() {
          C.IncludeTests = true;
          return "";
        }},
+      {{"--per-site"}, "",
+       "report every offset apart; by default the offsets of one function that\n"
+       "the same value makes wrap (KV001: widen 'bos') are one finding, the\n"
+       "other sites its notes",
+       [](CliOptions &C, const std::string &) -> std::string {
+         C.PerSite = true;
+         return "";
+       }},
       {{"--baseline"}, "FILE", "report only findings not recorded in FILE",
        [](CliOptions &C, const std::string &V) -> std::string {
          C.Baseline = V;

@@ -34,6 +34,7 @@ struct CliOptions {
   bool Fix = false, ListRules = false, DumpIR = false, Verbose = false;
   bool IncludeGenerated = false; ///< also scan generated files found in directories
   bool IncludeTests = false;     ///< also scan test and benchmark directories
+  bool PerSite = false;          ///< one finding per site, not per value to widen
 };
 
 /// Parses Args into C. Returns -1 to go on, or an exit status to stop with

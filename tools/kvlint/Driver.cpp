@@ -333,6 +333,10 @@ int runDriver(const std::vector<std::string> &Args) {
     All.swap(Kept);
     SarifFPs.swap(KeptFPs);
   }
+  // One finding per root cause, after the baseline and --diff: a site that
+  // is new joins no group of known ones.
+  if (!C.PerSite)
+    Sum.Folded = groupSites(All, &SarifFPs);
 
   if (C.WriteBaseline.empty()) {
     if (C.Format == "json")
@@ -373,6 +377,10 @@ int runDriver(const std::vector<std::string> &Args) {
   }
   if (InBaseline)
     std::cerr << "kvlint: " << InBaseline << " finding(s) in the baseline not shown\n";
+  if (Sum.Folded && C.Format == "text")
+    std::cerr << "kvlint: " << All.size() << " finding(s) at " << All.size() + Sum.Folded
+              << " site(s): the sites of one value to widen are one finding (--per-site "
+                 "lists each)\n";
 
   if (C.Fix && !All.empty() && applyAllFixes(All, std::cerr))
     return 2;

@@ -38,6 +38,7 @@ struct RunSummary {
   unsigned FilesAnalysed = 0;
   unsigned FilesFailed = 0;
   unsigned Functions = 0;
+  unsigned Folded = 0; ///< sites reported as notes of another finding (groupSites)
 };
 
 /// clang style: path:line:col: warning: message [check], the source line, a

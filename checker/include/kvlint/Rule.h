@@ -34,6 +34,10 @@ struct Finding {
   std::vector<FixIt> Fixes;
   std::vector<Note> Notes;
   std::string Function; ///< enclosing function, for JSON/SARIF
+  /// The value a fix widens (KV001: "bos"), or empty. Findings of one rule
+  /// in one function with the same Group are one root cause: groupSites()
+  /// reports them as one finding.
+  std::string Group;
 };
 
 /// Rule options, keyed "<check-name>.<Option>" exactly as clang-tidy's
@@ -120,6 +124,14 @@ void runRules(const std::vector<std::unique_ptr<Rule>> &Rules, const Function &F
 /// Removes duplicates (same code, file, line, column) keeping the first, and
 /// sorts by file, line, column, code.
 void dedupeAndSort(std::vector<Finding> &Findings);
+
+/// One finding per root cause: findings (sorted, as dedupeAndSort leaves
+/// them) of the same rule, file, function and non-empty Group become the
+/// first of them, with each other site as a note that carries its own
+/// message, and all their fix-its. A kernel engineer widens `bos` once,
+/// not once per line it reaches. Parallel to Fs, Keys (when given) keeps the
+/// first site's entry of each group. Returns the number of sites folded.
+unsigned groupSites(std::vector<Finding> &Fs, std::vector<std::string> *Keys = nullptr);
 
 /// The fix-it that widens an index expression to 64 bits before it
 /// multiplies, spelled for the language: static_cast<int64_t>(x) in C++,

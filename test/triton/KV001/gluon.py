@@ -1,7 +1,7 @@
 # KV001 facet: the Gluon dialect (@gluon.jit, gl.*): AMD buffer loads and
 # stores address base + offsets, and a page number read back from shared
 # memory is a loaded value.
-# RUN: %if kvlint %{ not %kvlint --checks=KV001 %s | FileCheck %s --implicit-check-not=warning: %}
+# RUN: %if kvlint %{ not %kvlint --per-site --checks=KV001 %s | FileCheck %s --implicit-check-not=warning: %}
 import triton
 from triton.experimental import gluon
 from triton.experimental.gluon import language as gl

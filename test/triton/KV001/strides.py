@@ -1,6 +1,6 @@
 # KV001 facet: the kinds of stride a loaded int32 index meets in Triton.
 # Each positive has a negative twin below it.
-# RUN: %if kvlint %{ not %kvlint --checks=KV001 %s | FileCheck %s --implicit-check-not=warning: %}
+# RUN: %if kvlint %{ not %kvlint --per-site --checks=KV001 %s | FileCheck %s --implicit-check-not=warning: %}
 import triton
 import triton.language as tl
 

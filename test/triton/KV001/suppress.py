@@ -1,7 +1,7 @@
 # KV001 facet: suppression comments in Python and the fix-it edit.
-# RUN: %if kvlint %{ not %kvlint --checks=KV001 %s | FileCheck %s --implicit-check-not=warning: %}
-# RUN: %if kvlint %{ cp %s %t.py && not %kvlint --checks=KV001 --fix %t.py > /dev/null; %kvlint --checks=KV001 %t.py | FileCheck %s --check-prefix=FIXED --allow-empty --implicit-check-not=warning: %}
-# RUN: %if kvlint %{ cp %s %t.py && not %kvlint --checks=KV001 --fix %t.py > /dev/null; FileCheck %s --check-prefix=EDIT < %t.py %}
+# RUN: %if kvlint %{ not %kvlint --per-site --checks=KV001 %s | FileCheck %s --implicit-check-not=warning: %}
+# RUN: %if kvlint %{ cp %s %t.py && not %kvlint --per-site --checks=KV001 --fix %t.py > /dev/null; %kvlint --per-site --checks=KV001 %t.py | FileCheck %s --check-prefix=FIXED --allow-empty --implicit-check-not=warning: %}
+# RUN: %if kvlint %{ cp %s %t.py && not %kvlint --per-site --checks=KV001 --fix %t.py > /dev/null; FileCheck %s --check-prefix=EDIT < %t.py %}
 # After --fix, the file is clean:
 # FIXED-NOT: warning
 import triton
