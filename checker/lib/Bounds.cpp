@@ -403,7 +403,7 @@ const Bound *Bounds::stagedOnChip(const Node *Addr) {
 
 // The dimension the launcher's argument for a parameter is named like.
 const Dimension *Bounds::launchedAs(const Node *N) const {
-  if (N->Hint.BoundBy.empty())
+  if (N->Hint.BoundBy.empty() || N->Hint.Shape)
     return nullptr;
   return E.byName(N->Hint.BoundBy);
 }
@@ -551,6 +551,23 @@ Bound Bounds::compute(const Node *N) {
     return dim(*E.byKey("Constexpr"), N->Name, "is a compile-time constant of unknown value");
   }
   case Kind::Param: {
+    // The stride of a contiguous tensor the launcher allocates is the
+    // product of its inner sizes (`x.stride(1)` of torch.empty(B, T, H, D)
+    // is T * H * D): a fact, before any name. Only sizes that say what they
+    // are count: a constant, or a name of two letters or more that the
+    // envelope maps (a one-letter `K` is a head dim in attention and the
+    // reduction of a matmul: M, K = a.shape).
+    bool Clear = N->Hint.Shape && !N->Hint.BoundBy.empty();
+    for (const std::string &F : factorsOf(N->Hint.BoundBy))
+      Clear &= std::all_of(F.begin(), F.end(), [](char C) { return std::isdigit((unsigned char)C); }) ||
+               (F.size() >= 2 && E.byName(F));
+    if (Clear) {
+      Bound S = named(N, N->Hint.BoundBy, "Unknown");
+      S.Lo = 0;
+      S.Why = "the stride of a tensor the launcher allocates, at most " + N->Hint.BoundBy + " (" +
+              N->Hint.Source + "): " + S.Why;
+      return S;
+    }
     // The parameter's own name first; else the name of what the launcher
     // passes for it (a kernel's `n` launched with `num_tokens`).
     if (!E.byName(N->Name))

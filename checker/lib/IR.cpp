@@ -113,7 +113,7 @@ std::string dumpHint(const ValueHint &H) {
     S += "[" + std::to_string(H.Lo) + "," + std::to_string(H.Hi) + "]";
   if (!H.BoundBy.empty()) {
     if (!S.empty()) S += " ";
-    S += "@" + H.BoundBy;
+    S += (H.Shape ? "@stride " : "@") + H.BoundBy;
     if (H.BoundDiv != 1) S += "/" + std::to_string(H.BoundDiv);
   }
   return S;

@@ -127,6 +127,7 @@ struct ArgFact {
   enum { None, Const, Name } K = None;
   Rng R;
   std::string Nm;
+  bool Shape = false; ///< Nm is a product of a tensor's sizes (strideOf)
   IntTy Elem;
 };
 
@@ -155,8 +156,8 @@ private:
   bool constRangeImpl(TSNode E, const Scope *S, Rng &R, unsigned D);
   std::string valueName(TSNode E, const Scope *S, unsigned D);
   std::string productNames(TSNode E, const Scope *S);
-  bool unitStride(TSNode A, const Scope *S);
-  int64_t contiguousRank(const std::string &X, const Scope *S, unsigned D);
+  std::string strideOf(TSNode A, const Scope *S);
+  std::vector<std::string> contiguousSizes(const std::string &X, const Scope *S, unsigned D);
   bool shapeIndex(TSNode E, std::string &Obj, int64_t &Idx);
   IntTy torchDtype(TSNode E);
   IntTy dtypeOf(TSNode E, const Scope *S, unsigned D);
@@ -1101,9 +1102,14 @@ ArgFact Launcher::argFact(const Site &St, const KParam &P, size_t Index) {
     F.K = ArgFact::Const;
     F.R = R;
   } else if (S) {
-    if (unitStride(A, S)) {
+    std::string St = strideOf(A, S);
+    if (St == "1") {
       F.K = ArgFact::Const;
       F.R = {1, 1};
+    } else if (!St.empty()) {
+      F.K = ArgFact::Name;
+      F.Nm = St;
+      F.Shape = true;
     } else {
       std::string N = valueName(A, S, 0);
       if (!N.empty()) {
@@ -1116,30 +1122,41 @@ ArgFact Launcher::argFact(const Site &St, const KParam &P, size_t Index) {
   return F;
 }
 
-/// The rank of a contiguous tensor the launcher shows: one it allocates
-/// (torch.empty(a, b, c), torch.zeros((a, b)), x.new_empty(...),
+/// The sizes of a contiguous tensor the launcher shows, outermost first: one
+/// it allocates (torch.empty(a, b, c), torch.zeros((a, b)), x.new_empty(...),
 /// torch.empty(y.shape)), or one made contiguous (`y.contiguous()`,
 /// `assert x.is_contiguous()`) whose shape the launcher unpacks (B, T, H, K =
-/// x.shape). Each size given must be a constant or a name. 0: not known.
-int64_t Launcher::contiguousRank(const std::string &X, const Scope *S, unsigned D) {
-  if (D > 3) return 0;
-  auto Unpacked = [&](const std::string &Obj) -> int64_t {
+/// x.shape). Each size is a constant (spelled in decimal) or a name; empty:
+/// not known.
+std::vector<std::string> Launcher::contiguousSizes(const std::string &X, const Scope *S,
+                                                   unsigned D) {
+  if (D > 3) return {};
+  auto Unpacked = [&](const std::string &Obj) -> std::vector<std::string> {
     for (const Scope *Y = S; Y; Y = Y->Parent) {
       int64_t N = 0;
       while (N < 8 && Y->ShapeNames.count({Obj, N})) ++N;
       // A full unpacking records the dimensions from the end too.
-      if (N && Y->ShapeNames.count({Obj, -N}) && !Y->ShapeNames.count({Obj, N})) return N;
+      if (N && Y->ShapeNames.count({Obj, -N}) && !Y->ShapeNames.count({Obj, N})) {
+        std::vector<std::string> Out;
+        for (int64_t I = 0; I < N; ++I) Out.push_back(Y->ShapeNames.at({Obj, I}));
+        return Out;
+      }
     }
-    return 0;
+    return {};
   };
-  auto Sizes = [&](const std::vector<TSNode> &Es) -> int64_t {
+  auto Sizes = [&](const std::vector<TSNode> &Es) -> std::vector<std::string> {
+    std::vector<std::string> Out;
     for (TSNode E : Es) {
       Rng R;
-      if (constRange(E, S, R, 0) && R.Lo == R.Hi && R.Lo >= 1) continue;
+      if (constRange(E, S, R, 0) && R.Lo == R.Hi && R.Lo >= 1) {
+        Out.push_back(std::to_string(R.Lo));
+        continue;
+      }
       std::string N = valueName(E, S, 0);
-      if (N.empty() || N.find('*') != std::string::npos) return 0;
+      if (N.empty() || N.find('*') != std::string::npos) return {};
+      Out.push_back(N);
     }
-    return int64_t(Es.size());
+    return Out;
   };
   for (const Scope *Y = S; Y; Y = Y->Parent)
     if (Y->Contiguous.count(X)) return Unpacked(X);
@@ -1151,9 +1168,9 @@ int64_t Launcher::contiguousRank(const std::string &X, const Scope *S, unsigned 
     if (It != Y->Binds.end()) Bs = &It->second;
     else if (Y->Params.count(X)) break;
   }
-  if (!Bs || Bs->size() != 1 || ts_node_is_null((*Bs)[0])) return 0;
+  if (!Bs || Bs->size() != 1 || ts_node_is_null((*Bs)[0])) return {};
   TSNode V = stripParens((*Bs)[0]);
-  if (!is(V, "call")) return 0;
+  if (!is(V, "call")) return {};
   TSNode Fn = field(V, "function");
   std::vector<TSNode> Pos;
   for (TSNode A : kids(field(V, "arguments")))
@@ -1161,10 +1178,11 @@ int64_t Launcher::contiguousRank(const std::string &X, const Scope *S, unsigned 
   // y.contiguous(): y's unpacked shape.
   if (is(Fn, "attribute") && M.text(field(Fn, "attribute")) == "contiguous" && Pos.empty()) {
     TSNode Obj = field(Fn, "object");
-    if (!is(Obj, "identifier")) return 0;
-    if (int64_t N = Unpacked(M.text(Obj))) return N;
-    if (int64_t N = Unpacked(X)) return N;
-    return contiguousRank(M.text(Obj), S, D + 1);
+    if (!is(Obj, "identifier")) return {};
+    std::vector<std::string> N = Unpacked(M.text(Obj));
+    if (N.empty()) N = Unpacked(X);
+    if (N.empty()) N = contiguousSizes(M.text(Obj), S, D + 1);
+    return N;
   }
   std::string Q = M.qualify(Fn, nullptr);
   std::string Meth = is(Fn, "attribute") ? M.text(field(Fn, "attribute")) : "";
@@ -1173,50 +1191,57 @@ int64_t Launcher::contiguousRank(const std::string &X, const Scope *S, unsigned 
   static const std::set<std::string> NewMakers = {"new_empty", "new_zeros", "new_ones",
                                                   "new_full"};
   bool Full = Q == "torch.full" || Meth == "new_full";
-  if (!Makers.count(Q) && !NewMakers.count(Meth)) return 0;
-  if (Pos.empty()) return 0;
+  if (!Makers.count(Q) && !NewMakers.count(Meth)) return {};
+  if (Pos.empty()) return {};
   TSNode First = stripParens(Pos[0]);
   // torch.empty(y.shape), torch.empty((a, b)), torch.empty(a, b)
   if (is(First, "attribute") && M.text(field(First, "attribute")) == "shape" &&
       is(field(First, "object"), "identifier"))
     return Unpacked(M.text(field(First, "object")));
   if (is(First, "tuple") || is(First, "list")) return Sizes(kids(First));
-  if (Full) return 0; // torch.full(size, value): the size is a tuple
+  if (Full) return {}; // torch.full(size, value): the size is a tuple
   return Sizes(Pos);
 }
 
-/// x.stride(i) (or x.stride()[i]) of the last dimension of a contiguous
-/// tensor whose sizes the launcher shows: 1. (The strides of the other
-/// dimensions are products of sizes the launcher only names; tried as facts,
-/// they made more findings than they removed: a name like `K` is a head dim
-/// in attention and the reduction of a matmul, docs/precision.md.)
-bool Launcher::unitStride(TSNode A, const Scope *S) {
+/// x.stride(i) (or x.stride()[i]) of a contiguous tensor whose sizes the
+/// launcher shows (contiguousSizes): the product of the sizes inside
+/// dimension i, spelled "H*D" ("1" for the last dimension). Empty when not
+/// known. The product is an upper bound the analysis takes only where it is
+/// below what the stride's own name says (ValueHint::Shape): tried as the
+/// stride's value, names like `K` (a head dim in attention, the reduction of
+/// a matmul) made more findings than they removed (docs/precision.md).
+std::string Launcher::strideOf(TSNode A, const Scope *S) {
   A = stripParens(A);
   TSNode Obj{}, IdxN{};
   if (is(A, "call")) {
     TSNode Fn = field(A, "function");
     std::vector<TSNode> As = kids(field(A, "arguments"));
     if (!is(Fn, "attribute") || M.text(field(Fn, "attribute")) != "stride" || As.size() != 1)
-      return false;
+      return "";
     Obj = field(Fn, "object");
     IdxN = As[0];
   } else if (is(A, "subscript")) {
     TSNode V = stripParens(field(A, "value"));
     std::vector<TSNode> Subs = fieldKids(A, "subscript");
-    if (!is(V, "call") || Subs.size() != 1) return false;
+    if (!is(V, "call") || Subs.size() != 1) return "";
     TSNode Fn = field(V, "function");
     if (!is(Fn, "attribute") || M.text(field(Fn, "attribute")) != "stride" ||
         !kids(field(V, "arguments")).empty())
-      return false;
+      return "";
     Obj = field(Fn, "object");
     IdxN = Subs[0];
   } else {
-    return false;
+    return "";
   }
   Rng I;
-  if (!is(Obj, "identifier") || !constRange(IdxN, nullptr, I, 0) || I.Lo != I.Hi) return false;
-  int64_t N = contiguousRank(M.text(Obj), S, 0), K = I.Lo < 0 ? I.Lo + N : I.Lo;
-  return N >= 1 && K == N - 1;
+  if (!is(Obj, "identifier") || !constRange(IdxN, nullptr, I, 0) || I.Lo != I.Hi) return "";
+  std::vector<std::string> Sz = contiguousSizes(M.text(Obj), S, 0);
+  int64_t N = int64_t(Sz.size()), K = I.Lo < 0 ? I.Lo + N : I.Lo;
+  if (N < 1 || K < 0 || K >= N) return "";
+  if (K == N - 1) return "1";
+  std::string P;
+  for (int64_t J = K + 1; J < N; ++J) P += (P.empty() ? "" : "*") + Sz[J];
+  return P;
 }
 
 /// The kernel a launch subscripts: `kernel[grid]`, or
@@ -1297,7 +1322,7 @@ void Launcher::run() {
       IntTy Elem = Fs[0].Elem;
       for (const ArgFact &F : Fs) {
         AllConst &= F.K == ArgFact::Const;
-        AllName &= F.K == ArgFact::Name && F.Nm == Fs[0].Nm;
+        AllName &= F.K == ArgFact::Name && F.Nm == Fs[0].Nm && F.Shape == Fs[0].Shape;
         if (!F.Elem.known() || F.Elem.Bits != Elem.Bits || F.Elem.Signed != Elem.Signed)
           Elem = IntTy();
       }
@@ -1311,6 +1336,7 @@ void Launcher::run() {
         }
       } else if (AllName) {
         H.BoundBy = Fs[0].Nm;
+        H.Shape = Fs[0].Shape;
       }
       if (H.any()) {
         H.Source = Src;

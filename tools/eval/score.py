@@ -62,7 +62,16 @@ def run_kvlint(kvlint: str, target: str, extra: list[str], timeout: float) -> li
     findings = doc.get("findings", []) if isinstance(doc, dict) else doc
     if not isinstance(findings, list):
         raise KvlintError("JSON has no findings list")
-    return findings
+    # The sites kvlint folds into a finding (one finding per value to widen)
+    # are its notes "and here: <message>": each is a site it reports.
+    sites = []
+    for f in findings:
+        sites.append(f)
+        for n in f.get("notes", []) if isinstance(f, dict) else []:
+            if str(n.get("message", "")).startswith("and here: "):
+                sites.append({**f, "line": n.get("line", -1), "column": n.get("column", -1),
+                              "message": n["message"], "notes": []})
+    return sites
 
 
 def finding_rule(f: dict) -> str | None:

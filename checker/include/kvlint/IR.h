@@ -86,6 +86,9 @@ struct ValueHint {
                           ///< envelope maps to a dimension ("num_tokens")
   int64_t BoundDiv = 1;   ///< ... divided by this (rounded up): a grid of
                           ///< cdiv(n, BLOCK) programs
+  bool Shape = false;     ///< BoundBy is a product of the sizes of a contiguous
+                          ///< tensor the launcher shows, the parameter its
+                          ///< stride ("H*D"): an upper bound, not a name
   std::string Source;     ///< where the fact was read, for messages
   bool any() const { return HasRange || !BoundBy.empty(); }
 };

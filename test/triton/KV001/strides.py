@@ -110,3 +110,30 @@ def batch_offset_fixed(q_ptr, o_ptr, stride_qb, stride_ob, stride_qh):
     off_h = tl.program_id(2)
     q = tl.load(q_ptr + off_b * stride_qb + off_h * stride_qh + tl.arange(0, 64))
     tl.store(o_ptr + off_b * stride_ob + tl.arange(0, 64), q)
+
+
+# The stride of a tensor the launcher allocates is at most the product of
+# the sizes inside it. Negative: the batch stride of a [batch, topk_pow2]
+# table (minimax's partial top-k buffers: 'stride_s_b' reads as a batch
+# stride by name, the allocation says one row of top-k). Positive: the row
+# stride of [num_tokens, vocab_size] logits, and a [M, K] activation whose
+# K (one letter: a head dim or a matmul's reduction) says nothing, so the
+# stride keeps its name's bound.
+@triton.jit
+def alloc_strides(s_ptr, logits_ptr, a_ptr, stride_s_b, stride_l, stride_am):
+    pid_b = tl.program_id(0)
+    tl.store(s_ptr + pid_b * stride_s_b + tl.arange(0, 64), 0)
+    # CHECK: strides.py:[[@LINE+1]]:27: warning: 32-bit signed product 'pid_b * stride_l' is used as a memory offset and wraps past 2^31: 'pid_b' <= 1,048,575 (the grid spans num_tokens ('num_tokens' is named like it: Envelope.Tokens = 1,048,576)) times 'stride_l' <= 262,144 (the stride of a tensor the launcher allocates, at most vocab_size (launch at strides.py:139): 'vocab_size' is named like it: Envelope.Vocab = 262,144); widen 'pid_b' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+    tl.store(logits_ptr + pid_b * stride_l + tl.arange(0, 64), 0)
+    # CHECK: strides.py:[[@LINE+1]]:22: warning: 32-bit signed product 'pid_b * stride_am' is used as a memory offset and wraps past 2^31: 'pid_b' <= 1,048,575 (the grid spans num_tokens ('num_tokens' is named like it: Envelope.Tokens = 1,048,576)) times 'stride_am' <= 16,384 ('stride_am' is named like it: Envelope.Stride = 16,384); widen 'pid_b' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+    tl.store(a_ptr + pid_b * stride_am + tl.arange(0, 64), 0)
+
+
+def alloc(a, num_tokens, vocab_size, topk):
+    batch = num_tokens
+    topk_pow2 = triton.next_power_of_2(topk)
+    s = torch.empty((batch, topk_pow2), dtype=torch.float32, device=a.device)
+    logits = torch.empty(num_tokens, vocab_size, device=a.device)
+    M, K = a.shape
+    a = a.contiguous()
+    alloc_strides[(num_tokens,)](s, logits, a, s.stride(0), logits.stride(0), a.stride(0))

@@ -183,8 +183,10 @@ def wrapped(y, x):
 # CHECK-LABEL: function unit_strides
 # The last dimension's stride of a contiguous tensor the launcher shows is 1:
 # one it allocates, one made contiguous (its shape unpacked), one asserted
-# contiguous. Other strides, and a tensor of unknown layout, stay as named.
-# CHECK: store (PtrAdd:ptr o {{.*}}(Param:i32 s_alloc [1,1]){{.*}}(Param:i32 s_contig [1,1]){{.*}}(Param:i32 s_assert [1,1]){{.*}}(Param:i32 s_row){{.*}}(Param:i32 s_any)
+# contiguous. Another dimension's stride is at most the product of the sizes
+# inside it (@stride H*D, an upper bound the analysis takes where it is below
+# the name's); a tensor of unknown layout stays as named.
+# CHECK: store (PtrAdd:ptr o {{.*}}(Param:i32 s_alloc [1,1]){{.*}}(Param:i32 s_contig [1,1]){{.*}}(Param:i32 s_assert [1,1]){{.*}}(Param:i32 s_row @stride H*D){{.*}}(Param:i32 s_any)
 @triton.jit
 def unit_strides(o, s_alloc, s_contig, s_assert, s_row, s_any):
     i = tl.program_id(0)
