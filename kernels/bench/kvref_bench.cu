@@ -1,12 +1,16 @@
 // kvref_bench.cu - throughput of the kvref kernels on the GPU; prints figures, asserts nothing.
 //
 //   kvref_bench [--quick] [--explore]
+//   kvref_bench --records
 //
 // Every store is timed twice: back-to-back launches on a stream, and per launch when 20
 // launches are captured in one CUDA graph that is replayed (engines replay graphs); "% of copy"
 // uses the better of the two.  --explore also times the prefill-sized stores with other thread
 // shapes (threads per token x tokens per CTA) than kvref's plan picks, launching the kernels
-// directly (development aid).
+// directly (development aid).  --records times only the record store, at 1..65,536 tokens, with
+// scatter_copy_kernel (the plan without the bulk path) and record_store_bulk_kernel in chunks
+// of 8 / 16 / 32 tokens with and without L2 evict_first hints, each checked against the first
+// byte for byte (development aid: the bulk path's threshold and chunk in src/plan.h).
 //
 // * device-to-device copy bandwidth (cudaMemcpyAsync), measured in the same run: the ceiling
 // * KV store (K and V), decode-like (hundreds of tokens) and prefill-like (tens of thousands),
@@ -352,6 +356,122 @@ void bench_record(std::mt19937_64& rng, const char* name, int64_t T, int64_t R, 
   cudaFree(slots);
 }
 
+// Number of 16-byte words of a and b that differ.
+__global__ void count_diff(const uint4* a, const uint4* b, int64_t n, unsigned long long* out) {
+  unsigned long long local = 0;
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+       i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    const uint4 x = a[i], y = b[i];
+    local += x.x != y.x || x.y != y.y || x.z != y.z || x.w != y.w;
+  }
+  if (local != 0) atomicAdd(out, local);
+}
+
+__global__ void fill_words(uint32_t* p, int64_t n) {
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+       i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    p[i] = static_cast<uint32_t>(i) * 0x9e3779b9u;
+  }
+}
+
+// --records (see the file's header).
+void sweep_records(std::mt19937_64& rng) {
+  using namespace kvref;
+  struct Rec {
+    const char* name;
+    int64_t R, extra;
+  };
+  const Rec recs[] = {{"MLA bf16 1152 B + 64 B/page", 1152, 64}, {"MLA fp8 656 B/record", 656, 0}};
+  const int64_t sizes[] = {1, 16, 64, 256, 1024, 2048, 4096, 8192, 16384, 32768, 65536};
+  typedef void (*BulkKernel)(ScatterParams);
+  struct BulkVariant {
+    const char* label;
+    BulkKernel kernel;
+  };
+  const BulkVariant hints[] = {{"", record_store_bulk_kernel<false, false>},
+                               {" ef-st", record_store_bulk_kernel<false, true>},
+                               {" ef-ld+st", record_store_bulk_kernel<true, true>}};
+  unsigned long long* diff;
+  CUDA_OK(cudaMalloc(&diff, 8));
+  for (const Rec& rec : recs) {
+    for (int64_t T : sizes) {
+      const int page_size = 64;
+      const int64_t page_bytes = page_size * rec.R + rec.extra;
+      const int64_t num_pages = std::max<int64_t>((T + page_size - 1) / page_size * 2, 1024);
+      const int64_t cache_bytes = num_pages * page_bytes;
+      void *src, *cache, *ref;
+      int64_t* slots;
+      CUDA_OK(cudaMalloc(&src, T * rec.R));
+      CUDA_OK(cudaMalloc(&cache, cache_bytes));
+      CUDA_OK(cudaMalloc(&ref, cache_bytes));
+      CUDA_OK(cudaMalloc(&slots, T * 8));
+      fill_words<<<1024, 256>>>(static_cast<uint32_t*>(src), T * rec.R / 4);  // every row different
+      const std::vector<int64_t> hs = paged_slots(rng, T, page_size, num_pages);
+      CUDA_OK(cudaMemcpy(slots, hs.data(), T * 8, cudaMemcpyHostToDevice));
+      CUDA_OK(cudaDeviceSynchronize());
+      kvref_record_store_args a;
+      kvref_record_store_args_init(&a);
+      a.src = src;
+      a.src_stride = rec.R;
+      a.record_bytes = rec.R;
+      a.cache = cache;
+      a.num_pages = num_pages;
+      a.page_size = page_size;
+      a.page_bytes = page_bytes;
+      a.slot_mapping = slots;
+      a.num_tokens = T;
+      const double bytes = 2.0 * T * rec.R + T * 8.0;
+      time_store("records", rec.name, T, bytes, [&] { kvref_record_store(&a, g_stream); });
+      // Today's kernel as the plan shapes it without the bulk path; its cache is the reference.
+      const StorePlan old = plan_record_store(a, 0);
+      const ScatterParams& p = old.params;
+      const dim3 grid(static_cast<unsigned>((T + p.tokens_per_block - 1) / p.tokens_per_block));
+      const dim3 block(p.tokens_per_block << p.lanes_log2);
+      const StoreKernel k = old.unroll == 1 ? scatter_copy_kernel<Vec16, 1, 1> : scatter_copy_kernel<Vec16, 1, 4>;
+      ScatterParams pr = p;
+      pr.tensor[0].dst = static_cast<unsigned char*>(ref);
+      // (Everything on g_stream: it does not synchronise with the legacy default stream.)
+      CUDA_OK(cudaMemsetAsync(ref, 0, cache_bytes, g_stream));
+      k<<<grid, block, 0, g_stream>>>(pr);
+      auto line = [&](const char* label, auto launch) {
+        CUDA_OK(cudaMemsetAsync(cache, 0, cache_bytes, g_stream));
+        launch();
+        CUDA_OK(cudaMemsetAsync(diff, 0, 8, g_stream));
+        count_diff<<<1024, 256, 0, g_stream>>>(static_cast<const uint4*>(cache), static_cast<const uint4*>(ref),
+                                                cache_bytes / 16, diff);
+        unsigned long long nd = 0;
+        CUDA_OK(cudaMemcpyAsync(&nd, diff, 8, cudaMemcpyDeviceToHost, g_stream));
+        CUDA_OK(cudaStreamSynchronize(g_stream));
+        Timer t;
+        const double ms = t.ms_per_iter(launch, T >= 8192 ? 20 : 200);
+        const double gms = t.graph_ms_per_iter(launch, 20, T >= 8192 ? 3 : 20);
+        CUDA_OK(cudaGetLastError());
+        printf("  records %-30s %6lld tok %-20s stream %8.2f us graph %8.2f us %5.1f%%  %s\n", rec.name, (long long)T,
+               label, ms * 1e3, gms * 1e3, 100.0 * bytes / (std::min(ms, gms) * 1e-3) / 1e9 / g_copy_gbs,
+               nd == 0 ? "identical" : "DIFFERS");
+        fflush(stdout);
+      };
+      line("scatter_copy", [&] { k<<<grid, block, 0, g_stream>>>(p); });
+      for (uint32_t chunk : {8u, 16u, 32u}) {
+        for (const BulkVariant& v : hints) {
+          ScatterParams q = p;
+          q.tokens_per_block = chunk;
+          const unsigned blocks = static_cast<unsigned>((T + chunk - 1) / chunk);
+          const size_t smem = static_cast<size_t>(chunk * rec.R);
+          char label[32];
+          snprintf(label, sizeof label, "bulk C%u%s", chunk, v.label);
+          line(label, [&] { v.kernel<<<blocks, kBulkThreads, smem, g_stream>>>(q); });
+        }
+      }
+      cudaFree(src);
+      cudaFree(cache);
+      cudaFree(ref);
+      cudaFree(slots);
+    }
+  }
+  cudaFree(diff);
+}
+
 __global__ void empty_kernel() {}
 
 // Host time of one kvref_kv_store call (1 token, bf16 NHD 8 x 128): validation, planning and
@@ -542,9 +662,11 @@ void bench_slot_mapping(std::mt19937_64& rng, const char* name, int reqs, int to
 
 int main(int argc, char** argv) {
   bool quick = false;
+  bool records = false;
   for (int i = 1; i < argc; ++i) {
     if (!strcmp(argv[i], "--quick")) quick = true;
     if (!strcmp(argv[i], "--explore")) g_explore = true;
+    if (!strcmp(argv[i], "--records")) records = true;
   }
   int devices = 0;
   if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
@@ -558,6 +680,10 @@ int main(int argc, char** argv) {
   g_copy_gbs = measure_copy_bandwidth();
   printf("device %s, %d SMs; cudaMemcpy D2D 2 GiB: %.1f GB/s (read + write)\n", prop.name,
          prop.multiProcessorCount, g_copy_gbs);
+  if (records) {
+    sweep_records(rng);
+    return 0;
+  }
   bench_launch_host_cost();
   const int64_t decode[] = {1, 16, 64, 256, 512, 1024};
   const int64_t prefill[] = {16384, 32768, 65536};

@@ -41,6 +41,10 @@ struct dim3 {
 #include "kvref/slot_mapping.cuh"
 #include "plan.h"
 
+#if defined(KVREF_CUDA)
+#include <atomic>
+#endif
+
 namespace {
 
 kvref_status launch_status() {
@@ -84,9 +88,56 @@ kvref_status launch_decode(const kvref::StorePlan& plan, gpu_stream_t s) {
   return launch_status();
 }
 
+// The dynamic shared memory record_store_bulk_kernel may take on the calling thread's current
+// device (plan_record_store's bulk_smem_limit), or 0 where it cannot run: a device below compute
+// capability 9.0, or a build whose code for this device was compiled for an older architecture
+// (the kernel then only traps; cudaFuncAttributes::ptxVersion is the architecture the code that
+// runs was compiled for).  Asked of the runtime once per device, then cached.
+int64_t bulk_record_smem_limit() {
+#if defined(KVREF_CUDA)
+  constexpr int kCachedDevices = 64;
+  static std::atomic<int64_t> cached[kCachedDevices];  // limit + 1; 0: not asked yet
+  int dev = 0;
+  if (cudaGetDevice(&dev) != cudaSuccess) {
+    (void)cudaGetLastError();  // the launch that follows reports a real problem itself
+    return 0;
+  }
+  const bool cacheable = dev >= 0 && dev < kCachedDevices;
+  if (cacheable) {
+    const int64_t c = cached[dev].load(std::memory_order_relaxed);
+    if (c != 0) return c - 1;
+  }
+  int major = 0;
+  cudaFuncAttributes fa;
+  int64_t limit = 0;
+  if (cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess ||
+      cudaFuncGetAttributes(&fa, reinterpret_cast<const void*>(&kvref::record_store_bulk_kernel<false, false>)) !=
+          cudaSuccess) {
+    (void)cudaGetLastError();  // no image for this device: the plan keeps today's kernel
+  } else if (major >= 9 && fa.ptxVersion >= 90) {
+    limit = fa.maxDynamicSharedSizeBytes;
+  }
+  if (cacheable) cached[dev].store(limit + 1, std::memory_order_relaxed);
+  return limit;
+#else
+  return 0;
+#endif
+}
+
 kvref_status launch_store(const kvref::StorePlan& plan, kvref_stream_t stream) {
   using namespace kvref;
   if (plan.decode) return launch_decode(plan, static_cast<gpu_stream_t>(stream));
+#if defined(KVREF_CUDA)
+  if (plan.bulk) {
+    const int64_t chunk = plan.params.tokens_per_block;
+    const int64_t blocks = (plan.params.num_tokens + chunk - 1) / chunk;
+    if (blocks > 0x7fffffff) return KVREF_ERROR_INVALID_VALUE;
+    record_store_bulk_kernel<><<<static_cast<unsigned int>(blocks), kBulkThreads,
+                                 static_cast<size_t>(plan.bulk_smem), static_cast<gpu_stream_t>(stream)>>>(
+        plan.params);
+    return launch_status();
+  }
+#endif
   const int64_t tpb = tokens_per_block(plan);
   const int64_t blocks = (plan.params.num_tokens + tpb - 1) / tpb;
   if (blocks > 0x7fffffff) return KVREF_ERROR_INVALID_VALUE;
@@ -180,7 +231,7 @@ kvref_status kvref_record_store(const kvref_record_store_args* args, kvref_strea
   const kvref_status st = kvref_validate_record_store(args);
   if (st != KVREF_SUCCESS) return st;
   if (args->num_tokens == 0) return KVREF_SUCCESS;
-  return launch_store(kvref::plan_record_store(*args), stream);
+  return launch_store(kvref::plan_record_store(*args, bulk_record_smem_limit()), stream);
 }
 
 }  // extern "C"

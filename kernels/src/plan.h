@@ -28,6 +28,10 @@ struct StorePlan {
   bool decode_split_y;  // K and V in separate CTAs (grid num_tokens x 2, 1 << lanes_log2 threads)
   int decode_pairs;     // fp8: 1 a pair of adjacent units per thread (K/V by CTA half), else 0
   DecodeParams dec;
+  // Record store through record_store_bulk_kernel (CUDA, sm_90+): grid ceil(tokens / chunk) x
+  // kBulkThreads, chunk = params.tokens_per_block, bulk_smem bytes of dynamic shared memory.
+  bool bulk;
+  int64_t bulk_smem;
 };
 
 inline bool multiple_of(int64_t v, int64_t a) { return v % a == 0; }
@@ -256,10 +260,30 @@ inline StorePlan plan_kv_store(const kvref_kv_store_args& a) {
   }
   plan_threads(plan);
   plan_decode(plan);
+  plan.bulk = false;
+  plan.bulk_smem = 0;
   return plan;
 }
 
-inline StorePlan plan_record_store(const kvref_record_store_args& a) {
+// Bulk record store (record_store_bulk_kernel): taken when the bulk copies can move the
+// records (src, cache, src_stride, record_bytes and page_bytes multiples of 16: vector_bytes
+// 16), the batch has at least kBulkRecordTokens tokens, and the kernel can run on the device
+// with a chunk's records in shared memory (bulk_smem_limit: the dynamic shared memory the
+// kernel may take there, 0 where it cannot run - HIP, devices below compute capability 9.0,
+// code built for an older architecture; kvref_launch.cu asks the runtime once per device).
+// A chunk is kBulkRecordChunk tokens (one CTA each).  Chosen on an H200 with kvref_bench
+// --records (docs/kvref/performance.md): from 2,048 tokens the bulk kernel is ahead of
+// scatter_copy_kernel for both MLA records (bf16 1,152 B, fp8 656 B), at 1-1,024 tokens behind
+// by 0.04-0.43 us (a record's extra trip through shared memory and the mbarrier wait).  Chunks
+// of 8 and 16 tokens were within about a point of each other at 32K-64K tokens (8 ahead for
+// bf16 records, 16 for fp8), 32 mostly behind.  L2 evict_first hints (the kernel's template
+// flags) are not used: on the stores alone they gained up to 3 points at 32K and lost 1 at 64K
+// (bf16); on loads and stores they gained 2-4 points at bf16 32K / fp8 64K but lost 2 at bf16
+// 64K and 11-31 at the sizes whose source and cache stay in L2 between calls.
+constexpr int64_t kBulkRecordTokens = 2048;
+constexpr int64_t kBulkRecordChunk = 16;
+
+inline StorePlan plan_record_store(const kvref_record_store_args& a, int64_t bulk_smem_limit = 0) {
   StorePlan plan;
   ScatterParams& p = plan.params;
   p.tensor[0].src = static_cast<const unsigned char*>(a.src);
@@ -290,6 +314,15 @@ inline StorePlan plan_record_store(const kvref_record_store_args& a) {
   plan.decode_dense = false;
   plan.decode_split_y = false;
   plan.decode_pairs = 0;
+  const int64_t smem = kBulkRecordChunk * a.record_bytes;  // record_bytes < 2^31: no overflow
+  plan.bulk = plan.vector_bytes == 16 && a.num_tokens >= kBulkRecordTokens && smem <= bulk_smem_limit;
+  plan.bulk_smem = 0;
+  if (plan.bulk) {
+    p.tokens_per_block = static_cast<uint32_t>(kBulkRecordChunk);
+    p.lanes_log2 = 0;
+    plan.grid_y = 1;
+    plan.bulk_smem = smem;
+  }
   return plan;
 }
 

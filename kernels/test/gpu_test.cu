@@ -1,10 +1,15 @@
 // gpu_test.cu - every kvref kernel against the CPU reference, on a GPU.
 //
-//   kvref_gpu_tests [--memcheck] [--no-large] [--seed N]
+//   kvref_gpu_tests [--memcheck] [--no-large] [--seed N] [--section TEXT]
 //
 // Exits 77 (ctest: skipped) when no CUDA device is present (CI), 0 when every check passed,
 // 1 otherwise.  --memcheck is for runs under compute-sanitizer: same checks, but the
 // whole-cache stray-write scans of the large tests (billions of bytes) are left out.
+// --section runs only the sections whose name contains TEXT.
+//
+// The record store's bulk path (record_store_bulk_kernel, sm_90+) is an internal choice of the
+// plan; the record sections ask src/plan.h which of their cases take it (with the shared memory
+// limit the library reads off the device the same way) and check that some do on sm_90+.
 #include <cuda_runtime.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -19,12 +24,30 @@
 
 #include "kvref/kvref.h"
 #include "kvref/kvref_cpu.h"
+#include "plan.h"  // internal (src/): which record stores take the bulk path
 
 namespace {
 
 long g_checks = 0;
 long g_failures = 0;
 bool g_memcheck = false;
+// The dynamic shared memory record_store_bulk_kernel may take on this device, 0 where it cannot
+// run: what kvref_launch.cu's bulk_record_smem_limit() gives the plan.
+int64_t g_bulk_smem = 0;
+
+void read_bulk_smem_limit(const cudaDeviceProp& prop) {
+  cudaFuncAttributes fa;
+  if (prop.major >= 9 &&
+      cudaFuncGetAttributes(&fa, reinterpret_cast<const void*>(&kvref::record_store_bulk_kernel<false, false>)) ==
+          cudaSuccess &&
+      fa.ptxVersion >= 90) {
+    g_bulk_smem = fa.maxDynamicSharedSizeBytes;
+  }
+  (void)cudaGetLastError();
+}
+
+// Whether kvref_record_store(&a) goes through the bulk kernel on this device.
+bool takes_bulk_path(const kvref_record_store_args& a) { return kvref::plan_record_store(a, g_bulk_smem).bulk; }
 
 #define CHECK(cond, ...)                                               \
   do {                                                                 \
@@ -316,7 +339,7 @@ void test_kv_store_random(std::mt19937_64& rng) {
 void test_record_store_random(std::mt19937_64& rng) {
   const int64_t records[] = {656, 1152, 132, 7, 64};
   const int64_t extras[] = {0, 256, 3};
-  int case_id = 0;
+  int case_id = 0, bulk_cases = 0;
   for (int64_t R : records) {
     for (int64_t extra : extras) {
       ++case_id;
@@ -353,6 +376,7 @@ void test_record_store_random(std::mt19937_64& rng) {
       a.cache = dcache.p;
       a.slot_mapping = ds.p;
       CHECK(kvref_cpu_record_store(&c) == KVREF_SUCCESS, "record case %d cpu", case_id);
+      bulk_cases += takes_bulk_path(a);
       const kvref_status st = kvref_record_store(&a, nullptr);
       CHECK(st == KVREF_SUCCESS, "record case %d: %s", case_id, kvref_status_string(st));
       CUDA_OK(cudaDeviceSynchronize());
@@ -360,6 +384,78 @@ void test_record_store_random(std::mt19937_64& rng) {
             (long long)R, (long long)extra);
     }
   }
+  printf("  record store random: %d of %d cases on the bulk path\n", bulk_cases, case_id);
+}
+
+// Prefill-sized record stores of 16-byte aligned records (the bulk path on sm_90+; elsewhere
+// scatter_copy_kernel), against the CPU reference byte for byte: slots in runs of consecutive
+// slots starting mid-page, the pages in a shuffled order or back to back (so that runs cross
+// page boundaries inside a chunk: one store where pages have no gap, two where they have),
+// slot -1 tokens inside chunks, on chunk boundaries, first and last, slots past the cache
+// (skipped), a last chunk shorter than the others, and source rows back to back (one bulk load
+// per chunk) or apart (one per token).
+void test_record_store_bulk(std::mt19937_64& rng) {
+  struct Shape {
+    int64_t R, extra;
+  };
+  const Shape shapes[] = {{1152, 64}, {656, 0}, {64, 0}, {2048, 16}};
+  const int64_t C = kvref::kBulkRecordChunk;
+  const int64_t sizes[] = {kvref::kBulkRecordTokens, kvref::kBulkRecordTokens + 13,
+                           2 * kvref::kBulkRecordTokens + 37};
+  int case_id = 0, bulk_cases = 0;
+  for (const Shape& sh : shapes) {
+    for (const int64_t stride_extra : {INT64_C(0), INT64_C(48)}) {
+      for (const int64_t T : sizes) {
+        ++case_id;
+        const int page_size = 64;
+        const int64_t R = sh.R;
+        const int64_t page_bytes = page_size * R + sh.extra;
+        const int64_t num_pages = (T + page_size - 1) / page_size + 3;
+        const int64_t num_slots = num_pages * page_size;
+        const int64_t src_stride = R + stride_extra;
+        std::vector<int64_t> order(static_cast<size_t>(num_pages));
+        std::iota(order.begin(), order.end(), 0);
+        if (case_id % 2 == 1) std::shuffle(order.begin(), order.end(), rng);
+        const int64_t start = static_cast<int64_t>(rng() % page_size);  // runs start mid-page
+        std::vector<int64_t> slots(static_cast<size_t>(T));
+        for (int64_t t = 0; t < T; ++t) {
+          const int64_t u = t + start;
+          slots[t] = order[u / page_size] * page_size + u % page_size;
+          if (rng() % 23 == 0) slots[t] = -1;
+          else if (rng() % 97 == 0) slots[t] = num_slots + static_cast<int64_t>(rng() % 1000);
+        }
+        for (const int64_t t : {INT64_C(0), C - 1, C, C + 1, 5 * C + 7, T - 1}) slots[t] = -1;
+        std::vector<uint8_t> src = random_bytes(rng, static_cast<size_t>(T * src_stride));
+        std::vector<uint8_t> cache = random_bytes(rng, static_cast<size_t>(num_pages * page_bytes));
+        DevBuf<uint8_t> dsrc(src), dcache(cache);
+        DevBuf<int64_t> ds(slots);
+        kvref_record_store_args a;
+        kvref_record_store_args_init(&a);
+        a.src_stride = src_stride;
+        a.record_bytes = R;
+        a.num_pages = num_pages;
+        a.page_size = page_size;
+        a.page_bytes = page_bytes;
+        a.num_tokens = T;
+        kvref_record_store_args c = a;
+        c.src = src.data();
+        c.cache = cache.data();
+        c.slot_mapping = slots.data();
+        a.src = dsrc.p;
+        a.cache = dcache.p;
+        a.slot_mapping = ds.p;
+        CHECK(kvref_cpu_record_store(&c) == KVREF_SUCCESS, "bulk record case %d cpu", case_id);
+        bulk_cases += takes_bulk_path(a);
+        const kvref_status st = kvref_record_store(&a, nullptr);
+        CHECK(st == KVREF_SUCCESS, "bulk record case %d: %s", case_id, kvref_status_string(st));
+        CUDA_OK(cudaDeviceSynchronize());
+        CHECK(dcache.download() == cache, "bulk record case %d (R %lld, extra %lld, stride %lld, T %lld) differs",
+              case_id, (long long)R, (long long)sh.extra, (long long)src_stride, (long long)T);
+      }
+    }
+  }
+  printf("  record store bulk: %d of %d cases on the bulk path\n", bulk_cases, case_id);
+  if (g_bulk_smem > 0) CHECK(bulk_cases == case_id, "bulk path not taken (%d of %d cases)", bulk_cases, case_id);
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -537,9 +633,38 @@ void test_large_kv(std::mt19937_64& rng, uint8_t* kcache, uint8_t* vcache, int64
   }
 }
 
+// Slots for a prefill-sized large record test: runs of consecutive slots across the 2^31 and
+// 2^32 byte crossings and at the end of the cache, random runs elsewhere, every 37th token a
+// pad; `tokens` in all, no slot twice.
+std::vector<int64_t> crossing_runs(std::mt19937_64& rng, int64_t num_slots, int64_t page_size, int64_t page_bytes,
+                                   int64_t tokens) {
+  std::vector<int64_t> s;
+  std::vector<bool> used(static_cast<size_t>(num_slots), false);
+  auto run = [&](int64_t first, int64_t len) {
+    for (int64_t i = std::max<int64_t>(first, 0); i < first + len && i < num_slots; ++i) {
+      if (!used[i] && static_cast<int64_t>(s.size()) < tokens) {
+        used[i] = true;
+        s.push_back(i);
+      }
+    }
+  };
+  for (const int64_t cross : {INT64_C(1) << 31, INT64_C(1) << 32}) {
+    const int64_t page = cross / page_bytes;
+    if (page < num_slots / page_size) run(page * page_size - page_size / 2, 2 * page_size);
+  }
+  run(num_slots - 80, 80);
+  while (static_cast<int64_t>(s.size()) < tokens) {
+    run(static_cast<int64_t>(rng() % static_cast<uint64_t>(num_slots)), 1 + static_cast<int64_t>(rng() % 64));
+  }
+  for (size_t t = 5; t < s.size(); t += 37) s[t] = -1;
+  return s;
+}
+
 void test_large_record(std::mt19937_64& rng, uint8_t* cache, int64_t capacity) {
   const int64_t R = 656, page_size = 64, page_bytes = page_size * R + 128;
   for (int64_t target : {(INT64_C(1) << 31) + 4096, (INT64_C(1) << 32) + 65536}) {
+   // A decode-sized batch (scatter_copy_kernel) and a prefill-sized one (the bulk path on sm_90+).
+   for (const bool prefill : {false, true}) {
     const int64_t num_pages = target / page_bytes + 1;
     const int64_t bytes = num_pages * page_bytes;
     if (bytes > capacity) {
@@ -547,7 +672,9 @@ void test_large_record(std::mt19937_64& rng, uint8_t* cache, int64_t capacity) {
       continue;
     }
     CUDA_OK(cudaMemset(cache, kFill, static_cast<size_t>(capacity)));
-    const std::vector<int64_t> slots = crossing_slots(rng, num_pages * page_size, R, 40);
+    const std::vector<int64_t> slots =
+        prefill ? crossing_runs(rng, num_pages * page_size, page_size, page_bytes, kvref::kBulkRecordTokens + 5)
+                : crossing_slots(rng, num_pages * page_size, R, 40);
     const int64_t T = static_cast<int64_t>(slots.size());
     std::vector<uint8_t> src = random_bytes(rng, static_cast<size_t>(T * R));
     for (auto& b : src)
@@ -565,20 +692,26 @@ void test_large_record(std::mt19937_64& rng, uint8_t* cache, int64_t capacity) {
     a.page_bytes = page_bytes;
     a.slot_mapping = ds.p;
     a.num_tokens = T;
+    const bool bulk = takes_bulk_path(a);
+    if (prefill && g_bulk_smem > 0) CHECK(bulk, "large record: bulk path not taken");
     CHECK(kvref_record_store(&a, nullptr) == KVREF_SUCCESS, "large record");
     CUDA_OK(cudaDeviceSynchronize());
     uint64_t written = 0;
+    int64_t past_int32 = 0;
+    std::vector<uint8_t> got(static_cast<size_t>(R));
     for (int64_t t = 0; t < T; ++t) {
       if (slots[t] < 0) continue;
       written += R;
       const int64_t off = (slots[t] / page_size) * page_bytes + (slots[t] % page_size) * R;
-      std::vector<uint8_t> got(static_cast<size_t>(R));
+      past_int32 += off >= (INT64_C(1) << 31);
       CUDA_OK(cudaMemcpy(got.data(), cache + off, R, cudaMemcpyDeviceToHost));
       CHECK(memcmp(got.data(), src.data() + t * R, R) == 0, "large record slot %lld", (long long)slots[t]);
     }
+    CHECK(past_int32 > 0, "large record: no slot past the int32 crossing");
     if (!g_memcheck) CHECK(count_changed(cache, capacity) == written, "large record: stray writes");
-    printf("  large record store %.2f GiB cache (%lld bytes), %lld tokens: done\n", bytes / 1073741824.0,
-           (long long)bytes, (long long)T);
+    printf("  large record store %.2f GiB cache (%lld bytes), %lld tokens%s: done\n", bytes / 1073741824.0,
+           (long long)bytes, (long long)T, bulk ? " (bulk path)" : "");
+   }
   }
 }
 
@@ -705,10 +838,12 @@ void test_fp8_exhaustive(std::mt19937_64& rng) {
 int main(int argc, char** argv) {
   bool large = true;
   uint64_t seed = 20261129;
+  const char* only = nullptr;
   for (int i = 1; i < argc; ++i) {
     if (!strcmp(argv[i], "--memcheck")) g_memcheck = true;
     else if (!strcmp(argv[i], "--no-large")) large = false;
     else if (!strcmp(argv[i], "--seed") && i + 1 < argc) seed = strtoull(argv[++i], nullptr, 10);
+    else if (!strcmp(argv[i], "--section") && i + 1 < argc) only = argv[++i];
   }
   int devices = 0;
   if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
@@ -717,12 +852,16 @@ int main(int argc, char** argv) {
   }
   cudaDeviceProp prop;
   CUDA_OK(cudaGetDeviceProperties(&prop, 0));
-  printf("kvref_gpu_tests on %s (backend %s), seed %llu%s\n", prop.name, kvref_backend(),
-         (unsigned long long)seed, g_memcheck ? ", memcheck mode" : "");
+  read_bulk_smem_limit(prop);
+  printf("kvref_gpu_tests on %s (backend %s), seed %llu%s; record store bulk path %s\n", prop.name,
+         kvref_backend(), (unsigned long long)seed, g_memcheck ? ", memcheck mode" : "",
+         g_bulk_smem > 0 ? "available" : "not available");
   std::mt19937_64 rng(seed);
 
   struct Section { const char* name; long before; };
+  auto wanted = [&](const char* name) { return only == nullptr || strstr(name, only) != nullptr; };
   auto section = [&](const char* name, auto fn) {
+    if (!wanted(name)) return;
     const long c0 = g_checks, f0 = g_failures;
     fn();
     printf("[%s] %-28s %ld checks, %ld failed\n", g_failures == f0 ? "PASS" : "FAIL", name,
@@ -735,8 +874,9 @@ int main(int argc, char** argv) {
   section("slot mapping 64-bit slots", [&] { test_large_slot_mapping(); });
   section("kv store random", [&] { test_kv_store_random(rng); });
   section("record store random", [&] { test_record_store_random(rng); });
+  section("record store bulk", [&] { test_record_store_bulk(rng); });
   section("fp8 quantiser exhaustive", [&] { test_fp8_exhaustive(rng); });
-  if (large) {
+  if (large && (wanted("large kv store") || wanted("large record store"))) {
     const int64_t capacity = ((INT64_C(1) << 33) + (INT64_C(1) << 20));  // 8 GiB + 1 MiB each
     uint8_t* k = nullptr;
     uint8_t* v = nullptr;

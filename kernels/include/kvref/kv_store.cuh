@@ -12,7 +12,9 @@
 // batches 2-4 vectors per thread in 64/128-thread CTAs.  Decode-sized K/V stores with
 // contiguous (NHD) rows use the scatter_*_decode_kernel family below instead: one vector (fp8:
 // one or two 8-element units) per thread, one CTA per token (or per token and tensor), a
-// smaller parameter block.
+// smaller parameter block.  Prefill-sized record stores of 16-byte aligned records on sm_90+
+// CUDA devices use record_store_bulk_kernel (bulk async copies through shared memory; end of
+// this file).
 #ifndef KVREF_KV_STORE_CUH
 #define KVREF_KV_STORE_CUH
 
@@ -758,6 +760,158 @@ KVREF_GLOBAL void scatter_fp8_scalar_kernel(const ScatterParams p) {
     }
   }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Bulk record store (CUDA only; the code exists for sm_90 and up).  Hopper's bulk async copies
+// (cp.async.bulk, no tensor map) move a chunk of records global -> shared -> global with no
+// register traffic.  One warp per CTA, one chunk of up to 32 consecutive tokens per CTA
+// (p.tokens_per_block, one lane per token), the chunk's records back to back in dynamic shared
+// memory (tokens_per_block x record bytes):
+//   1. lane j loads token j's slot (an ordinary load, in flight with the rows); lane 0 sets up
+//      the CTA's mbarrier to expect the chunk's bytes, then one bulk copy brings the chunk's
+//      records (source rows back to back, src_token_stride == record bytes), or lane j brings
+//      record j (rows apart);
+//   2. each lane computes its token's destination with paged_destination (64-bit; -1 for a
+//      slot < 0 or past the cache, and for lanes past the last token) and waits on the mbarrier
+//      (bounded: traps after kBulkWaitNs rather than hang);
+//   3. a token whose destination directly follows the previous token's (the next slot of the
+//      page, or the first of the next page when pages have no gap) joins the previous token's
+//      run, and the lane that starts a run stores all of it with one bulk copy shared -> global
+//      (one store per token was 3-7 points of copy bandwidth slower in bulk_explore);
+//   4. each lane waits until its stores have read shared memory, which must outlive them.
+// Needs src, cache, src_token_stride, record bytes and page bytes to be multiples of 16 (a bulk
+// copy moves a multiple of 16 bytes between 16-byte aligned addresses); src/plan.h checks that,
+// the device (compute capability 9.0+) and the shared memory, and picks this kernel only for
+// prefill-sized batches.  kHintLoads / kHintStores: an L2 evict_first cache policy on the bulk
+// loads / stores (kernels/bench: kvref_bench --records; the plan uses neither).  Measured on an
+// H200 in docs/kvref/performance.md.
+#if defined(KVREF_CUDA)
+constexpr uint32_t kBulkThreads = 32;               // one warp per CTA
+constexpr uint32_t kBulkMaxChunk = kBulkThreads;    // tokens per CTA: one per lane
+constexpr uint64_t kBulkWaitNs = 2000000000ull;     // 2 s: a chunk arrives in microseconds
+
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+KVREF_DEVICE inline uint32_t shared_address(const void* p) {
+  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
+}
+
+KVREF_DEVICE inline bool mbarrier_try_wait(uint32_t bar, uint32_t parity) {
+  uint32_t done;
+  asm volatile(
+      "{\n\t.reg .pred p;\n\t"
+      "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n\t"
+      "selp.b32 %0, 1, 0, p;\n\t}"
+      : "=r"(done)
+      : "r"(bar), "r"(parity)
+      : "memory");
+  return done != 0;
+}
+
+// Until the mbarrier's phase of the given parity has completed; traps (the launch fails with
+// an error) after kBulkWaitNs of %globaltimer instead of hanging.  Out of line: the first
+// try_wait in mbarrier_wait normally succeeds or suspends until the bytes arrive.
+KVREF_DEVICE inline KVREF_NOINLINE void mbarrier_wait_slow(uint32_t bar, uint32_t parity) {
+  uint64_t t0;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+  while (!mbarrier_try_wait(bar, parity)) {
+    uint64_t t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    if (t - t0 > kBulkWaitNs) __trap();
+  }
+}
+KVREF_DEVICE inline void mbarrier_wait(uint32_t bar, uint32_t parity) {
+  if (!mbarrier_try_wait(bar, parity)) mbarrier_wait_slow(bar, parity);
+}
+
+// global -> shared, `bytes` (a multiple of 16) counted on the mbarrier `bar` on arrival.
+template <bool kHint>
+KVREF_DEVICE inline void bulk_load(uint32_t dst, const unsigned char* src, uint32_t bytes, uint32_t bar,
+                                   uint64_t policy) {
+  if (kHint) {
+    asm volatile(
+        "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.L2::cache_hint [%0], [%1], %2, [%3], %4;" ::"r"(dst),
+        "l"(src), "r"(bytes), "r"(bar), "l"(policy)
+        : "memory");
+  } else {
+    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(dst),
+                 "l"(src), "r"(bytes), "r"(bar)
+                 : "memory");
+  }
+}
+
+// shared -> global, tracked by the issuing thread's bulk async-groups.
+template <bool kHint>
+KVREF_DEVICE inline void bulk_store(unsigned char* dst, uint32_t src, uint32_t bytes, uint64_t policy) {
+  if (kHint) {
+    asm volatile("cp.async.bulk.global.shared::cta.bulk_group.L2::cache_hint [%0], [%1], %2, %3;" ::"l"(dst), "r"(src),
+                 "r"(bytes), "l"(policy)
+                 : "memory");
+  } else {
+    asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;" ::"l"(dst), "r"(src), "r"(bytes)
+                 : "memory");
+  }
+}
+#endif  // __CUDA_ARCH__ >= 900
+
+template <bool kHintLoads = false, bool kHintStores = false>
+__global__ void __launch_bounds__(kBulkThreads) record_store_bulk_kernel(const ScatterParams p) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  extern __shared__ __align__(128) unsigned char rows[];  // the chunk's records, back to back
+  __shared__ __align__(8) uint64_t arrived;               // mbarrier: the records are in `rows`
+  const ScatterTensor& tt = p.tensor[0];
+  const uint32_t lane = dev::thread_x();
+  const uint32_t record = static_cast<uint32_t>(p.dst_slot_stride);  // plan: <= 48 KiB / chunk
+  const int64_t first = page_offset(dev::block_x(), p.tokens_per_block);
+  const int64_t left = p.num_tokens - first;
+  const uint32_t n = left < p.tokens_per_block ? static_cast<uint32_t>(left) : p.tokens_per_block;
+  int64_t slot = -1;
+  if (lane < n) slot = load_early<true>(p.slot_mapping + first + lane);
+  const uint32_t bar = shared_address(&arrived);
+  const uint32_t smem = shared_address(rows);
+  const uint32_t my_row = smem + static_cast<uint32_t>(page_offset(lane, record));  // < 48 KiB
+  uint64_t policy = 0;
+  if (kHintLoads || kHintStores) {
+    asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;" : "=l"(policy));
+  }
+  if (lane == 0) {
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(bar) : "memory");
+    // The initialised mbarrier, visible to the bulk copies (the async proxy).
+    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(bar),
+                 "r"(static_cast<uint32_t>(page_offset(n, record)))
+                 : "memory");
+  }
+  __syncwarp();
+  if (tt.src_token_stride == p.dst_slot_stride) {
+    if (lane == 0) {
+      bulk_load<kHintLoads>(smem, tt.src + page_offset(first, record),
+                            static_cast<uint32_t>(page_offset(n, record)), bar, policy);
+    }
+  } else if (lane < n) {
+    bulk_load<kHintLoads>(my_row, tt.src + page_offset(first + lane, tt.src_token_stride), record, bar, policy);
+  }
+  const int64_t dst = paged_destination(p, slot);  // while the records are on their way
+  mbarrier_wait(bar, 0);
+  // Orders the bulk loads' writes before the bulk stores' reads of `rows` (both in the async
+  // proxy; conservative: without it bulk_explore timed the same).
+  asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+  // Runs of consecutive destinations: token j joins token j - 1's run when its entry follows
+  // that one's; the lane starting a run stores 1 + the joining lanes right after it.
+  const int64_t prev = __shfl_up_sync(0xffffffffu, dst, 1);
+  const bool joins = lane > 0 && dst >= 0 && prev >= 0 && prev + record == dst;
+  const uint32_t joined = __ballot_sync(0xffffffffu, joins);
+  if (dst >= 0 && !joins) {
+    const uint32_t after = lane == 31 ? 0u : joined >> (lane + 1);
+    const uint32_t run = static_cast<uint32_t>(__ffs(~after));  // 1 + trailing ones of `after`
+    bulk_store<kHintStores>(tt.dst + dst, my_row, static_cast<uint32_t>(page_offset(run, record)), policy);
+  }
+  asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+  asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");
+#else
+  __trap();  // never launched: the plan picks this kernel only where its code is sm_90+
+#endif
+}
+#endif  // KVREF_CUDA
 
 #endif  // KVREF_GPU
 
