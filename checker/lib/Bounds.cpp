@@ -125,6 +125,9 @@ Bound typeBound(const IntTy &T) {
 // Couplings of envelope dimensions: pairs whose product is bounded by a
 // third dimension, because no deployment has both maxima at once.
 //   pages x page size        -> a slot (KvSlots)
+//   slots x page size        -> a slot: a KV index table's entries are
+//                               pages in FlashInfer (kv_indices * page_size)
+//                               and slots in SGLang, never both at once
 //   heads x head dim         -> all heads of a token (Hidden)
 //   heads x a bare row width (h * d) -> the row is per head: Hidden
 //   (requests | grid) x tokens -> a token of the flattened batch (bos = i_b * T)
@@ -132,6 +135,7 @@ Bound typeBound(const IntTy &T) {
 //   (requests | grid) x batch stride -> an element of the batch (Elements)
 int64_t Bounds::capOf(std::vector<const Dimension *> Shape, int64_t Scale, std::string &How) {
   static const char *Rules[][3] = {{"KvPages", "BlockSize", "KvSlots"},
+                                   {"KvSlots", "BlockSize", "KvSlots"},
                                    {"Heads", "HeadDim", "Hidden"},
                                    {"Heads", "Intermediate", "Hidden"},
                                    {"Requests", "Tokens", "Tokens"},

@@ -41,6 +41,11 @@ const DimSpec Specs[] = {
      "^(numel|n_?elem(ent)?s|num_?elem(ent)?s|total_?elem(ent)?s|size_?elem(ent)?s)$",
      "all elements of one tensor: a [tokens, hidden] activation at 1M tokens x 16,384 "
      "(Envelope.Tokens x Envelope.Hidden)"},
+    {"SpecTokens", 128,
+     "^(max_?|num_?|n_?)*(spec|draft|speculative)_?(len|lens|tokens?|steps)?$",
+     "speculative tokens of one request (max_spec_len, num_draft_tokens; not cu_num_draft_tokens, "
+     "a step's running count): vLLM's rejection sampler asserts max_spec_len <= 128 "
+     "(MAX_SPEC_LEN); EAGLE trees and n-gram drafts use fewer"},
     {"Experts", 512, "^(?!.*(start|loc|offset|token)).*expert", "Qwen3-Next: 512 routed experts"},
     {"TopK", 1024, "top_?k", "sampling top-k up to 1,024; MoE top-k is at most 22"},
     {"Layers", 128, "layer", "Llama 3.1 405B: 126 layers"},

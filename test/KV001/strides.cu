@@ -112,3 +112,15 @@ __global__ void moe_gather_fixed(const float *src, float *dst, const int *f2n, i
   const float *head = src + fid * head_dim;
   dst[blockIdx.x * 4 + threadIdx.x] = row[threadIdx.x] + head[threadIdx.x];
 }
+
+// Negative: a KV index table's entry times the page size is a slot, whether
+// the entries are pages (FlashInfer's kv_indices) or slots (SGLang's): the
+// row of an MLA page table (FlashInfer's `phys * (HEAD_DIM_CKV / 128)`)
+// stays below 8M slots x 4. Positive twin: the same slot times a whole
+// 576-element MLA row.
+__global__ void mla_rows(float *scales, float *ckv, const int *kv_indices, int page_size) {
+  int phys = kv_indices[blockIdx.x] * page_size + int(threadIdx.x) % page_size;
+  scales[phys * (512 / 128) + threadIdx.x % 4] = 0.f;
+  // CHECK: strides.cu:[[@LINE+1]]:7: warning: 32-bit signed product 'phys * 576' is used as a memory offset and wraps past 2^31: 'phys' <= 8,389,630 ('kv_indices[blockIdx.x] * page_size' spans KvSlots (KvSlots x BlockSize <= Envelope.KvSlots) = 8,388,607) times '576' = 576; it wraps once 'phys' >= 3,728,271; widen 'phys' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+  ckv[phys * 576 + threadIdx.x] = 0.f;
+}

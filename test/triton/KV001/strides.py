@@ -137,3 +137,16 @@ def alloc(a, num_tokens, vocab_size, topk):
     M, K = a.shape
     a = a.contiguous()
     alloc_strides[(num_tokens,)](s, logits, a, s.stride(0), logits.stride(0), a.stride(0))
+
+
+# Speculative tokens of one request (Envelope.SpecTokens, 128: vLLM asserts
+# max_spec_len <= 128). Negative: a request's row of draft slots. Positive:
+# a draft token of the step (cu_num_draft_tokens counts all requests') times
+# a vocabulary row.
+@triton.jit
+def spec_rows(out_ptr, logits_ptr, cu_num_draft_tokens_ptr, max_spec_len, vocab_size):
+    req_idx = tl.program_id(0)
+    start_idx = tl.load(cu_num_draft_tokens_ptr + req_idx)
+    tl.store(out_ptr + req_idx * (max_spec_len + 1) + tl.arange(0, 16), 0)
+    # CHECK: strides.py:[[@LINE+1]]:27: warning: 32-bit signed product 'start_idx * vocab_size' is used as a memory offset and wraps past 2^31: 'start_idx' <= 1,048,575 ('cu_num_draft_tokens_ptr' is an entry of a table named like it: Envelope.Tokens = 1,048,575) times 'vocab_size' <= 262,144 ('vocab_size' is named like it: Envelope.Vocab = 262,144); widen 'start_idx' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+    tl.store(logits_ptr + start_idx * vocab_size + tl.arange(0, 16), 0)
