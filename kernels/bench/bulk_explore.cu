@@ -62,6 +62,7 @@
 #include <vector>
 
 #include "bench_common.h"
+#include "bench_timer.cuh"
 #include "kvref/kv_store.cuh"
 #include "kvref/kvref.h"
 #include "plan.h"  // internal (src/): the plan's thread shape is printed next to its time
@@ -414,66 +415,11 @@ void fill(void* p, size_t bytes, uint32_t seed) {
   CK(cudaGetLastError());
 }
 
-struct Timer {
-  cudaEvent_t a, b;
-  Timer() {
-    CK(cudaEventCreate(&a));
-    CK(cudaEventCreate(&b));
-  }
-  ~Timer() {
-    cudaEventDestroy(a);
-    cudaEventDestroy(b);
-  }
-  template <typename F>
-  double ms_per_iter(F fn, int iters, int reps = 5) {  // best of reps
-    fn();
-    CK(cudaStreamSynchronize(g_s));
-    double best = 1e30;
-    for (int r = 0; r < reps; ++r) {
-      CK(cudaEventRecord(a, g_s));
-      for (int i = 0; i < iters; ++i) fn();
-      CK(cudaEventRecord(b, g_s));
-      CK(cudaEventSynchronize(b));
-      float ms = 0;
-      CK(cudaEventElapsedTime(&ms, a, b));
-      best = std::min(best, static_cast<double>(ms) / iters);
-    }
-    return best;
-  }
-  // Per launch, `per_graph` launches captured in one graph, replayed `replays` times; best of reps.
-  template <typename F>
-  double graph_ms_per_iter(F fn, int per_graph, int replays, int reps = 5) {
-    fn();
-    CK(cudaStreamSynchronize(g_s));
-    cudaGraph_t g;
-    cudaGraphExec_t ge;
-    CK(cudaStreamBeginCapture(g_s, cudaStreamCaptureModeThreadLocal));
-    for (int i = 0; i < per_graph; ++i) fn();
-    CK(cudaStreamEndCapture(g_s, &g));
-    CK(cudaGetLastError());
-    CK(cudaGraphInstantiate(&ge, g, 0));
-    CK(cudaGraphLaunch(ge, g_s));
-    CK(cudaStreamSynchronize(g_s));
-    double best = 1e30;
-    for (int r = 0; r < reps; ++r) {
-      CK(cudaEventRecord(a, g_s));
-      for (int i = 0; i < replays; ++i) CK(cudaGraphLaunch(ge, g_s));
-      CK(cudaEventRecord(b, g_s));
-      CK(cudaEventSynchronize(b));
-      float ms = 0;
-      CK(cudaEventElapsedTime(&ms, a, b));
-      best = std::min(best, static_cast<double>(ms) / (replays * per_graph));
-    }
-    CK(cudaGraphExecDestroy(ge));
-    CK(cudaGraphDestroy(g));
-    return best;
-  }
-};
 
 // Times `launch` as kvref_bench does and prints one line (label, extra, times, % of copy).
 template <typename F>
 void timed_line(const char* label, const std::string& extra, double bytes, const char* verdict, F launch) {
-  Timer t;
+  Timer t(g_s);
   const double ms = t.ms_per_iter(launch, 20);
   const double gms = t.graph_ms_per_iter(launch, 20, 3);
   CK(cudaGetLastError());
@@ -787,7 +733,7 @@ double measure_copy_bandwidth() {
   CK(cudaMalloc(&src, bytes));
   CK(cudaMalloc(&dst, bytes));
   CK(cudaMemset(src, 1, bytes));
-  Timer t;
+  Timer t(g_s);
   const double ms = t.ms_per_iter([&] { CK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, g_s)); }, 10);
   CK(cudaFree(src));
   CK(cudaFree(dst));

@@ -35,19 +35,11 @@
 
 #include "kvref/kv_store.cuh"
 #include "bench_common.h"
+#include "bench_timer.cuh"
 #include "kvref/kvref.h"
 #include "kvref/slot_mapping.cuh"
 #include "plan.h"  // internal (src/): the explore mode launches the store kernels itself
 
-#define CUDA_OK(expr)                                                                   \
-  do {                                                                                  \
-    cudaError_t e_ = (expr);                                                            \
-    if (e_ != cudaSuccess) {                                                            \
-      fprintf(stderr, "CUDA error %s at %s:%d: %s\n", cudaGetErrorString(e_), __FILE__, \
-              __LINE__, #expr);                                                         \
-      exit(1);                                                                          \
-    }                                                                                   \
-  } while (0)
 
 namespace {
 
@@ -92,69 +84,15 @@ double g_copy_gbs = 0;
 cudaStream_t g_stream = nullptr;  // every timed launch goes here (capturable)
 bool g_explore = false;
 
-struct Timer {
-  cudaEvent_t a, b;
-  Timer() {
-    CUDA_OK(cudaEventCreate(&a));
-    CUDA_OK(cudaEventCreate(&b));
-  }
-  ~Timer() {
-    cudaEventDestroy(a);
-    cudaEventDestroy(b);
-  }
-  template <typename F>
-  double ms_per_iter(F fn, int iters, int reps = 5) {  // best of reps
-    fn();
-    CUDA_OK(cudaDeviceSynchronize());
-    double best = 1e30;
-    for (int r = 0; r < reps; ++r) {
-      CUDA_OK(cudaEventRecord(a, g_stream));
-      for (int i = 0; i < iters; ++i) fn();
-      CUDA_OK(cudaEventRecord(b, g_stream));
-      CUDA_OK(cudaEventSynchronize(b));
-      float ms = 0;
-      CUDA_OK(cudaEventElapsedTime(&ms, a, b));
-      best = std::min(best, static_cast<double>(ms) / iters);
-    }
-    return best;
-  }
-  // Per launch, `per_graph` launches captured in one graph, replayed `replays` times.
-  template <typename F>
-  double graph_ms_per_iter(F fn, int per_graph, int replays, int reps = 5) {
-    fn();
-    CUDA_OK(cudaDeviceSynchronize());
-    cudaGraph_t g;
-    cudaGraphExec_t ge;
-    CUDA_OK(cudaStreamBeginCapture(g_stream, cudaStreamCaptureModeThreadLocal));
-    for (int i = 0; i < per_graph; ++i) fn();
-    CUDA_OK(cudaStreamEndCapture(g_stream, &g));
-    CUDA_OK(cudaGraphInstantiate(&ge, g, 0));
-    CUDA_OK(cudaGraphLaunch(ge, g_stream));
-    CUDA_OK(cudaStreamSynchronize(g_stream));
-    double best = 1e30;
-    for (int r = 0; r < reps; ++r) {
-      CUDA_OK(cudaEventRecord(a, g_stream));
-      for (int i = 0; i < replays; ++i) CUDA_OK(cudaGraphLaunch(ge, g_stream));
-      CUDA_OK(cudaEventRecord(b, g_stream));
-      CUDA_OK(cudaEventSynchronize(b));
-      float ms = 0;
-      CUDA_OK(cudaEventElapsedTime(&ms, a, b));
-      best = std::min(best, static_cast<double>(ms) / (replays * per_graph));
-    }
-    CUDA_OK(cudaGraphExecDestroy(ge));
-    CUDA_OK(cudaGraphDestroy(g));
-    return best;
-  }
-};
 
 // Times `launch` both ways and prints one line; returns the better time (ms).
 template <typename F>
 double time_store(const char* kind, const char* name, int64_t T, double bytes, F launch) {
-  Timer t;
+  Timer t(g_stream);
   const int iters = T >= 8192 ? 20 : 200;
   const double ms = t.ms_per_iter(launch, iters);
   const double gms = t.graph_ms_per_iter(launch, 20, T >= 8192 ? 3 : 20);
-  CUDA_OK(cudaGetLastError());
+  BENCH_OK(cudaGetLastError());
   const double best = std::min(ms, gms);
   const double gbs = bytes / (best * 1e-3) / 1e9;
   printf("%-12s %-34s tokens %6lld  stream %8.2f us  graph %8.2f us  %8.1f GB/s  %5.1f%% of copy\n", kind,
@@ -164,9 +102,9 @@ double time_store(const char* kind, const char* name, int64_t T, double bytes, F
     // the same two ways.
     const size_t half = static_cast<size_t>(bytes / 2);
     void *x, *y;
-    CUDA_OK(cudaMalloc(&x, half));
-    CUDA_OK(cudaMalloc(&y, half));
-    auto cp = [&] { CUDA_OK(cudaMemcpyAsync(y, x, half, cudaMemcpyDeviceToDevice, g_stream)); };
+    BENCH_OK(cudaMalloc(&x, half));
+    BENCH_OK(cudaMalloc(&y, half));
+    auto cp = [&] { BENCH_OK(cudaMemcpyAsync(y, x, half, cudaMemcpyDeviceToDevice, g_stream)); };
     const double cms = std::min(t.ms_per_iter(cp, iters), t.graph_ms_per_iter(cp, 20, 3));
     printf("%-12s %-34s        %6s  memcpy of the same bytes: %8.2f us  %5.1f%% of copy\n", "", "", "",
            cms * 1e3, 100.0 * bytes / (cms * 1e-3) / 1e9 / g_copy_gbs);
@@ -197,11 +135,11 @@ void explore(const char* name, const kvref::StorePlan& plan, double bytes, std::
         p.tokens_per_block = tpb;
         const dim3 grid(static_cast<unsigned>((p.num_tokens + tpb - 1) / tpb), v.grid_y);
         const dim3 block(tpb * ln);
-        Timer t;
+        Timer t(g_stream);
         auto go = [&] { v.kernel<<<grid, block, 0, g_stream>>>(p); };
         const double ms = t.ms_per_iter(go, p.num_tokens >= 8192 ? 20 : 200);
         const double gms = t.graph_ms_per_iter(go, 20, p.num_tokens >= 8192 ? 3 : 20);
-        CUDA_OK(cudaGetLastError());
+        BENCH_OK(cudaGetLastError());
         const double gbs = bytes / (std::min(ms, gms) * 1e-3) / 1e9;
         const bool is_plan = p.lanes_log2 == plan.params.lanes_log2 && tpb == plan.params.tokens_per_block;
         printf("  explore %-30s %6lld tok %-16s lanes %3u tok/CTA %3u%s: stream %8.2f us graph %8.2f us %5.1f%%\n",
@@ -216,12 +154,12 @@ void explore(const char* name, const kvref::StorePlan& plan, double bytes, std::
 double measure_copy_bandwidth() {
   const size_t bytes = size_t(2) << 30;
   void *src, *dst;
-  CUDA_OK(cudaMalloc(&src, bytes));
-  CUDA_OK(cudaMalloc(&dst, bytes));
-  CUDA_OK(cudaMemset(src, 1, bytes));
-  Timer t;
+  BENCH_OK(cudaMalloc(&src, bytes));
+  BENCH_OK(cudaMalloc(&dst, bytes));
+  BENCH_OK(cudaMemset(src, 1, bytes));
+  Timer t(g_stream);
   const double ms = t.ms_per_iter(
-      [&] { CUDA_OK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, g_stream)); }, 10);
+      [&] { BENCH_OK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, g_stream)); }, 10);
   cudaFree(src);
   cudaFree(dst);
   return 2.0 * bytes / (ms * 1e-3) / 1e9;
@@ -240,18 +178,18 @@ void bench_kv(std::mt19937_64& rng, const char* name, int64_t T, int H, int D, k
   void *k, *v, *kc, *vc;
   int64_t* slots;
   float* scale;
-  CUDA_OK(cudaMalloc(&k, src_bytes));
-  CUDA_OK(cudaMalloc(&v, src_bytes));
-  CUDA_OK(cudaMalloc(&kc, cache_bytes));
-  CUDA_OK(cudaMalloc(&vc, cache_bytes));
-  CUDA_OK(cudaMalloc(&slots, T * 8));
-  CUDA_OK(cudaMalloc(&scale, 8));
-  CUDA_OK(cudaMemset(k, 0x11, src_bytes));
-  CUDA_OK(cudaMemset(v, 0x22, src_bytes));
+  BENCH_OK(cudaMalloc(&k, src_bytes));
+  BENCH_OK(cudaMalloc(&v, src_bytes));
+  BENCH_OK(cudaMalloc(&kc, cache_bytes));
+  BENCH_OK(cudaMalloc(&vc, cache_bytes));
+  BENCH_OK(cudaMalloc(&slots, T * 8));
+  BENCH_OK(cudaMalloc(&scale, 8));
+  BENCH_OK(cudaMemset(k, 0x11, src_bytes));
+  BENCH_OK(cudaMemset(v, 0x22, src_bytes));
   const float sc[2] = {1.0f, 1.0f};
-  CUDA_OK(cudaMemcpy(scale, sc, 8, cudaMemcpyHostToDevice));
+  BENCH_OK(cudaMemcpy(scale, sc, 8, cudaMemcpyHostToDevice));
   const std::vector<int64_t> hs = paged_slots(rng, T, bs, num_blocks);
-  CUDA_OK(cudaMemcpy(slots, hs.data(), T * 8, cudaMemcpyHostToDevice));
+  BENCH_OK(cudaMemcpy(slots, hs.data(), T * 8, cudaMemcpyHostToDevice));
   kvref_kv_store_args a;
   kvref_kv_store_args_init(&a);
   a.key = k;
@@ -323,12 +261,12 @@ void bench_record(std::mt19937_64& rng, const char* name, int64_t T, int64_t R, 
   const int64_t num_pages = std::max<int64_t>((T + page_size - 1) / page_size * 2, 1024);
   void *src, *cache;
   int64_t* slots;
-  CUDA_OK(cudaMalloc(&src, T * R));
-  CUDA_OK(cudaMalloc(&cache, num_pages * page_bytes));
-  CUDA_OK(cudaMalloc(&slots, T * 8));
-  CUDA_OK(cudaMemset(src, 0x33, T * R));
+  BENCH_OK(cudaMalloc(&src, T * R));
+  BENCH_OK(cudaMalloc(&cache, num_pages * page_bytes));
+  BENCH_OK(cudaMalloc(&slots, T * 8));
+  BENCH_OK(cudaMemset(src, 0x33, T * R));
   const std::vector<int64_t> hs = paged_slots(rng, T, page_size, num_pages);
-  CUDA_OK(cudaMemcpy(slots, hs.data(), T * 8, cudaMemcpyHostToDevice));
+  BENCH_OK(cudaMemcpy(slots, hs.data(), T * 8, cudaMemcpyHostToDevice));
   kvref_record_store_args a;
   kvref_record_store_args_init(&a);
   a.src = src;
@@ -392,7 +330,7 @@ void sweep_records(std::mt19937_64& rng) {
                                {" ef-st", record_store_bulk_kernel<false, true>},
                                {" ef-ld+st", record_store_bulk_kernel<true, true>}};
   unsigned long long* diff;
-  CUDA_OK(cudaMalloc(&diff, 8));
+  BENCH_OK(cudaMalloc(&diff, 8));
   for (const Rec& rec : recs) {
     for (int64_t T : sizes) {
       const int page_size = 64;
@@ -401,14 +339,14 @@ void sweep_records(std::mt19937_64& rng) {
       const int64_t cache_bytes = num_pages * page_bytes;
       void *src, *cache, *ref;
       int64_t* slots;
-      CUDA_OK(cudaMalloc(&src, T * rec.R));
-      CUDA_OK(cudaMalloc(&cache, cache_bytes));
-      CUDA_OK(cudaMalloc(&ref, cache_bytes));
-      CUDA_OK(cudaMalloc(&slots, T * 8));
+      BENCH_OK(cudaMalloc(&src, T * rec.R));
+      BENCH_OK(cudaMalloc(&cache, cache_bytes));
+      BENCH_OK(cudaMalloc(&ref, cache_bytes));
+      BENCH_OK(cudaMalloc(&slots, T * 8));
       fill_words<<<1024, 256>>>(static_cast<uint32_t*>(src), T * rec.R / 4);  // every row different
       const std::vector<int64_t> hs = paged_slots(rng, T, page_size, num_pages);
-      CUDA_OK(cudaMemcpy(slots, hs.data(), T * 8, cudaMemcpyHostToDevice));
-      CUDA_OK(cudaDeviceSynchronize());
+      BENCH_OK(cudaMemcpy(slots, hs.data(), T * 8, cudaMemcpyHostToDevice));
+      BENCH_OK(cudaDeviceSynchronize());
       kvref_record_store_args a;
       kvref_record_store_args_init(&a);
       a.src = src;
@@ -431,21 +369,21 @@ void sweep_records(std::mt19937_64& rng) {
       ScatterParams pr = p;
       pr.tensor[0].dst = static_cast<unsigned char*>(ref);
       // (Everything on g_stream: it does not synchronise with the legacy default stream.)
-      CUDA_OK(cudaMemsetAsync(ref, 0, cache_bytes, g_stream));
+      BENCH_OK(cudaMemsetAsync(ref, 0, cache_bytes, g_stream));
       k<<<grid, block, 0, g_stream>>>(pr);
       auto line = [&](const char* label, auto launch) {
-        CUDA_OK(cudaMemsetAsync(cache, 0, cache_bytes, g_stream));
+        BENCH_OK(cudaMemsetAsync(cache, 0, cache_bytes, g_stream));
         launch();
-        CUDA_OK(cudaMemsetAsync(diff, 0, 8, g_stream));
+        BENCH_OK(cudaMemsetAsync(diff, 0, 8, g_stream));
         count_diff<<<1024, 256, 0, g_stream>>>(static_cast<const uint4*>(cache), static_cast<const uint4*>(ref),
                                                 cache_bytes / 16, diff);
         unsigned long long nd = 0;
-        CUDA_OK(cudaMemcpyAsync(&nd, diff, 8, cudaMemcpyDeviceToHost, g_stream));
-        CUDA_OK(cudaStreamSynchronize(g_stream));
-        Timer t;
+        BENCH_OK(cudaMemcpyAsync(&nd, diff, 8, cudaMemcpyDeviceToHost, g_stream));
+        BENCH_OK(cudaStreamSynchronize(g_stream));
+        Timer t(g_stream);
         const double ms = t.ms_per_iter(launch, T >= 8192 ? 20 : 200);
         const double gms = t.graph_ms_per_iter(launch, 20, T >= 8192 ? 3 : 20);
-        CUDA_OK(cudaGetLastError());
+        BENCH_OK(cudaGetLastError());
         printf("  records %-30s %6lld tok %-20s stream %8.2f us graph %8.2f us %5.1f%%  %s\n", rec.name, (long long)T,
                label, ms * 1e3, gms * 1e3, 100.0 * bytes / (std::min(ms, gms) * 1e-3) / 1e9 / g_copy_gbs,
                nd == 0 ? "identical" : "DIFFERS");
@@ -480,11 +418,11 @@ void bench_launch_host_cost() {
   const int H = 8, D = 128, bs = 16, nb = 64;
   void *k, *kc, *vc;
   int64_t* slots;
-  CUDA_OK(cudaMalloc(&k, H * D * 2));
-  CUDA_OK(cudaMalloc(&kc, nb * bs * H * D * 2));
-  CUDA_OK(cudaMalloc(&vc, nb * bs * H * D * 2));
-  CUDA_OK(cudaMalloc(&slots, 8));
-  CUDA_OK(cudaMemset(slots, 0, 8));
+  BENCH_OK(cudaMalloc(&k, H * D * 2));
+  BENCH_OK(cudaMalloc(&kc, nb * bs * H * D * 2));
+  BENCH_OK(cudaMalloc(&vc, nb * bs * H * D * 2));
+  BENCH_OK(cudaMalloc(&slots, 8));
+  BENCH_OK(cudaMemset(slots, 0, 8));
   kvref_kv_store_args a;
   kvref_kv_store_args_init(&a);
   a.key = a.value = k;
@@ -503,7 +441,7 @@ void bench_launch_host_cost() {
     const auto t0 = std::chrono::steady_clock::now();
     for (int i = 0; i < 2000; ++i) kvref_kv_store(&a, nullptr);
     const auto t1 = std::chrono::steady_clock::now();
-    CUDA_OK(cudaDeviceSynchronize());
+    BENCH_OK(cudaDeviceSynchronize());
     if (r > 0) best = std::min(best, std::chrono::duration<double, std::micro>(t1 - t0).count() / 2000);
   }
   printf("host cost    kvref_kv_store C API call (1 token, launch included): %.2f us\n", best);
@@ -527,7 +465,7 @@ void bench_launch_host_cost() {
       const auto t0 = std::chrono::steady_clock::now();
       for (int i = 0; i < 2000; ++i) fn();
       const auto t1 = std::chrono::steady_clock::now();
-      CUDA_OK(cudaDeviceSynchronize());
+      BENCH_OK(cudaDeviceSynchronize());
       if (r > 0) b = std::min(b, std::chrono::duration<double, std::micro>(t1 - t0).count() / 2000);
     }
     return b;
@@ -579,18 +517,18 @@ void bench_slot_mapping(std::mt19937_64& rng, const char* name, int reqs, int to
   qsl[reqs] = static_cast<int32_t>(pos.size());
   int32_t *dt0, *dt1, *didx, *dqsl;
   int64_t *dpos, *o0, *o1;
-  CUDA_OK(cudaMalloc(&dt0, t0.size() * 4));
-  CUDA_OK(cudaMalloc(&dt1, t1.size() * 4));
-  CUDA_OK(cudaMalloc(&didx, idx.size() * 4));
-  CUDA_OK(cudaMalloc(&dqsl, qsl.size() * 4));
-  CUDA_OK(cudaMalloc(&dpos, pos.size() * 8));
-  CUDA_OK(cudaMalloc(&o0, pos.size() * 8));
-  CUDA_OK(cudaMalloc(&o1, pos.size() * 8));
-  CUDA_OK(cudaMemcpy(dt0, t0.data(), t0.size() * 4, cudaMemcpyHostToDevice));
-  CUDA_OK(cudaMemcpy(dt1, t1.data(), t1.size() * 4, cudaMemcpyHostToDevice));
-  CUDA_OK(cudaMemcpy(didx, idx.data(), idx.size() * 4, cudaMemcpyHostToDevice));
-  CUDA_OK(cudaMemcpy(dqsl, qsl.data(), qsl.size() * 4, cudaMemcpyHostToDevice));
-  CUDA_OK(cudaMemcpy(dpos, pos.data(), pos.size() * 8, cudaMemcpyHostToDevice));
+  BENCH_OK(cudaMalloc(&dt0, t0.size() * 4));
+  BENCH_OK(cudaMalloc(&dt1, t1.size() * 4));
+  BENCH_OK(cudaMalloc(&didx, idx.size() * 4));
+  BENCH_OK(cudaMalloc(&dqsl, qsl.size() * 4));
+  BENCH_OK(cudaMalloc(&dpos, pos.size() * 8));
+  BENCH_OK(cudaMalloc(&o0, pos.size() * 8));
+  BENCH_OK(cudaMalloc(&o1, pos.size() * 8));
+  BENCH_OK(cudaMemcpy(dt0, t0.data(), t0.size() * 4, cudaMemcpyHostToDevice));
+  BENCH_OK(cudaMemcpy(dt1, t1.data(), t1.size() * 4, cudaMemcpyHostToDevice));
+  BENCH_OK(cudaMemcpy(didx, idx.data(), idx.size() * 4, cudaMemcpyHostToDevice));
+  BENCH_OK(cudaMemcpy(dqsl, qsl.data(), qsl.size() * 4, cudaMemcpyHostToDevice));
+  BENCH_OK(cudaMemcpy(dpos, pos.data(), pos.size() * 8, cudaMemcpyHostToDevice));
   kvref_slot_mapping_args a;
   kvref_slot_mapping_args_init(&a);
   a.num_groups = 2;
@@ -605,11 +543,11 @@ void bench_slot_mapping(std::mt19937_64& rng, const char* name, int reqs, int to
   a.num_tokens_padded = T;
   const dim3 grid(static_cast<unsigned>((T + kvref::kSlotMappingThreads - 1) / kvref::kSlotMappingThreads), 2);
   cudaStream_t s;
-  CUDA_OK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  BENCH_OK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
   cudaGraphExec_t graphs[2];
   for (int variant = 0; variant < 2; ++variant) {
     cudaGraph_t g;
-    CUDA_OK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+    BENCH_OK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
     for (int i = 0; i < 100; ++i) {
       if (variant == 0) {
         kvref::slot_mapping_kernel<<<grid, kvref::kSlotMappingThreads, 0, s>>>(a);
@@ -617,32 +555,32 @@ void bench_slot_mapping(std::mt19937_64& rng, const char* name, int reqs, int to
         slot_mapping_unguarded_kernel<<<grid, kvref::kSlotMappingThreads, 0, s>>>(a);
       }
     }
-    CUDA_OK(cudaStreamEndCapture(s, &g));
-    CUDA_OK(cudaGraphInstantiate(&graphs[variant], g, 0));
-    CUDA_OK(cudaGraphDestroy(g));
+    BENCH_OK(cudaStreamEndCapture(s, &g));
+    BENCH_OK(cudaGraphInstantiate(&graphs[variant], g, 0));
+    BENCH_OK(cudaGraphDestroy(g));
   }
   // Equal results.
   std::vector<int64_t> r0(pos.size()), r1(pos.size());
-  CUDA_OK(cudaGraphLaunch(graphs[0], s));
-  CUDA_OK(cudaStreamSynchronize(s));
-  CUDA_OK(cudaMemcpy(r0.data(), o0, pos.size() * 8, cudaMemcpyDeviceToHost));
-  CUDA_OK(cudaGraphLaunch(graphs[1], s));
-  CUDA_OK(cudaStreamSynchronize(s));
-  CUDA_OK(cudaMemcpy(r1.data(), o0, pos.size() * 8, cudaMemcpyDeviceToHost));
+  BENCH_OK(cudaGraphLaunch(graphs[0], s));
+  BENCH_OK(cudaStreamSynchronize(s));
+  BENCH_OK(cudaMemcpy(r0.data(), o0, pos.size() * 8, cudaMemcpyDeviceToHost));
+  BENCH_OK(cudaGraphLaunch(graphs[1], s));
+  BENCH_OK(cudaStreamSynchronize(s));
+  BENCH_OK(cudaMemcpy(r1.data(), o0, pos.size() * 8, cudaMemcpyDeviceToHost));
   const bool same = r0 == r1;
   // Interleaved rounds; per variant the median of 15 rounds, each 100 launches.
   cudaEvent_t e0, e1;
-  CUDA_OK(cudaEventCreate(&e0));
-  CUDA_OK(cudaEventCreate(&e1));
+  BENCH_OK(cudaEventCreate(&e0));
+  BENCH_OK(cudaEventCreate(&e1));
   std::vector<double> times[2];
   for (int round = 0; round < 15; ++round) {
     for (int variant = 0; variant < 2; ++variant) {
-      CUDA_OK(cudaEventRecord(e0, s));
-      CUDA_OK(cudaGraphLaunch(graphs[variant], s));
-      CUDA_OK(cudaEventRecord(e1, s));
-      CUDA_OK(cudaEventSynchronize(e1));
+      BENCH_OK(cudaEventRecord(e0, s));
+      BENCH_OK(cudaGraphLaunch(graphs[variant], s));
+      BENCH_OK(cudaEventRecord(e1, s));
+      BENCH_OK(cudaEventSynchronize(e1));
       float ms = 0;
-      CUDA_OK(cudaEventElapsedTime(&ms, e0, e1));
+      BENCH_OK(cudaEventElapsedTime(&ms, e0, e1));
       times[variant].push_back(ms * 1e3 / 100.0);
     }
   }
@@ -674,9 +612,9 @@ int main(int argc, char** argv) {
     return 0;
   }
   cudaDeviceProp prop;
-  CUDA_OK(cudaGetDeviceProperties(&prop, 0));
+  BENCH_OK(cudaGetDeviceProperties(&prop, 0));
   std::mt19937_64 rng(42);
-  CUDA_OK(cudaStreamCreateWithFlags(&g_stream, cudaStreamNonBlocking));
+  BENCH_OK(cudaStreamCreateWithFlags(&g_stream, cudaStreamNonBlocking));
   g_copy_gbs = measure_copy_bandwidth();
   printf("device %s, %d SMs; cudaMemcpy D2D 2 GiB: %.1f GB/s (read + write)\n", prop.name,
          prop.multiProcessorCount, g_copy_gbs);

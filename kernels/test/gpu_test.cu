@@ -336,6 +336,43 @@ void test_kv_store_random(std::mt19937_64& rng) {
   }
 }
 
+// One record store of random source rows into a randomly pre-filled cache at `slots`, on the
+// GPU and through the CPU reference, compared byte for byte. Returns whether the plan took the
+// bulk path.
+bool record_case(std::mt19937_64& rng, const char* what, int case_id, int64_t R, int page_size,
+                 int64_t page_bytes, int64_t num_pages, int64_t src_stride,
+                 const std::vector<int64_t>& slots) {
+  const int64_t T = static_cast<int64_t>(slots.size());
+  std::vector<uint8_t> src = random_bytes(rng, static_cast<size_t>(T * src_stride));
+  std::vector<uint8_t> cache = random_bytes(rng, static_cast<size_t>(num_pages * page_bytes));
+  DevBuf<uint8_t> dsrc(src), dcache(cache);
+  DevBuf<int64_t> ds(slots);
+  kvref_record_store_args a;
+  kvref_record_store_args_init(&a);
+  a.src_stride = src_stride;
+  a.record_bytes = R;
+  a.num_pages = num_pages;
+  a.page_size = page_size;
+  a.page_bytes = page_bytes;
+  a.num_tokens = T;
+  kvref_record_store_args c = a;
+  c.src = src.data();
+  c.cache = cache.data();
+  c.slot_mapping = slots.data();
+  a.src = dsrc.p;
+  a.cache = dcache.p;
+  a.slot_mapping = ds.p;
+  CHECK(kvref_cpu_record_store(&c) == KVREF_SUCCESS, "%s case %d cpu", what, case_id);
+  const bool bulk = takes_bulk_path(a);
+  const kvref_status st = kvref_record_store(&a, nullptr);
+  CHECK(st == KVREF_SUCCESS, "%s case %d: %s", what, case_id, kvref_status_string(st));
+  CUDA_OK(cudaDeviceSynchronize());
+  CHECK(dcache.download() == cache,
+        "%s case %d (R %lld, page bytes %lld, stride %lld, T %lld) differs", what, case_id,
+        (long long)R, (long long)page_bytes, (long long)src_stride, (long long)T);
+  return bulk;
+}
+
 void test_record_store_random(std::mt19937_64& rng) {
   const int64_t records[] = {656, 1152, 132, 7, 64};
   const int64_t extras[] = {0, 256, 3};
@@ -356,32 +393,8 @@ void test_record_store_random(std::mt19937_64& rng) {
       for (auto& v : slots) {
         if (rng() % 15 == 0) v = -1;
       }
-      std::vector<uint8_t> src = random_bytes(rng, static_cast<size_t>(T * src_stride));
-      std::vector<uint8_t> cache = random_bytes(rng, static_cast<size_t>(num_pages * page_bytes));
-      DevBuf<uint8_t> dsrc(src), dcache(cache);
-      DevBuf<int64_t> ds(slots);
-      kvref_record_store_args a;
-      kvref_record_store_args_init(&a);
-      a.src_stride = src_stride;
-      a.record_bytes = R;
-      a.num_pages = num_pages;
-      a.page_size = page_size;
-      a.page_bytes = page_bytes;
-      a.num_tokens = T;
-      kvref_record_store_args c = a;
-      c.src = src.data();
-      c.cache = cache.data();
-      c.slot_mapping = slots.data();
-      a.src = dsrc.p;
-      a.cache = dcache.p;
-      a.slot_mapping = ds.p;
-      CHECK(kvref_cpu_record_store(&c) == KVREF_SUCCESS, "record case %d cpu", case_id);
-      bulk_cases += takes_bulk_path(a);
-      const kvref_status st = kvref_record_store(&a, nullptr);
-      CHECK(st == KVREF_SUCCESS, "record case %d: %s", case_id, kvref_status_string(st));
-      CUDA_OK(cudaDeviceSynchronize());
-      CHECK(dcache.download() == cache, "record store case %d (R %lld, extra %lld) differs", case_id,
-            (long long)R, (long long)extra);
+      bulk_cases += record_case(rng, "record store", case_id, R, page_size, page_bytes, num_pages,
+                                src_stride, slots);
     }
   }
   printf("  record store random: %d of %d cases on the bulk path\n", bulk_cases, case_id);
@@ -425,32 +438,8 @@ void test_record_store_bulk(std::mt19937_64& rng) {
           else if (rng() % 97 == 0) slots[t] = num_slots + static_cast<int64_t>(rng() % 1000);
         }
         for (const int64_t t : {INT64_C(0), C - 1, C, C + 1, 5 * C + 7, T - 1}) slots[t] = -1;
-        std::vector<uint8_t> src = random_bytes(rng, static_cast<size_t>(T * src_stride));
-        std::vector<uint8_t> cache = random_bytes(rng, static_cast<size_t>(num_pages * page_bytes));
-        DevBuf<uint8_t> dsrc(src), dcache(cache);
-        DevBuf<int64_t> ds(slots);
-        kvref_record_store_args a;
-        kvref_record_store_args_init(&a);
-        a.src_stride = src_stride;
-        a.record_bytes = R;
-        a.num_pages = num_pages;
-        a.page_size = page_size;
-        a.page_bytes = page_bytes;
-        a.num_tokens = T;
-        kvref_record_store_args c = a;
-        c.src = src.data();
-        c.cache = cache.data();
-        c.slot_mapping = slots.data();
-        a.src = dsrc.p;
-        a.cache = dcache.p;
-        a.slot_mapping = ds.p;
-        CHECK(kvref_cpu_record_store(&c) == KVREF_SUCCESS, "bulk record case %d cpu", case_id);
-        bulk_cases += takes_bulk_path(a);
-        const kvref_status st = kvref_record_store(&a, nullptr);
-        CHECK(st == KVREF_SUCCESS, "bulk record case %d: %s", case_id, kvref_status_string(st));
-        CUDA_OK(cudaDeviceSynchronize());
-        CHECK(dcache.download() == cache, "bulk record case %d (R %lld, extra %lld, stride %lld, T %lld) differs",
-              case_id, (long long)R, (long long)sh.extra, (long long)src_stride, (long long)T);
+        bulk_cases += record_case(rng, "bulk record store", case_id, R, page_size, page_bytes,
+                                  num_pages, src_stride, slots);
       }
     }
   }
