@@ -47,7 +47,7 @@ const DimSpec Specs[] = {
      "a step's running count): vLLM's rejection sampler asserts max_spec_len <= 128 "
      "(MAX_SPEC_LEN); EAGLE trees and n-gram drafts use fewer"},
     {"Experts", 512, "^(?!.*(start|loc|offset|token)).*expert", "Qwen3-Next: 512 routed experts"},
-    {"TopK", 1024, "top_?k", "sampling top-k up to 1,024; MoE top-k is at most 22"},
+    {"TopK", 1024, "top_?k|experts?_?per_?token", "sampling top-k up to 1,024; MoE top-k is at most 22"},
     {"Layers", 128, "layer", "Llama 3.1 405B: 126 layers"},
     {"HeadDim", 576,
      "head_?(dim|size)|headdim|^d_?head$|^hd$|^d_?[kv]$|^qk_?dim|rope_?dim|rotary_?dim|kv_?lora|lora_?rank|"

@@ -53,6 +53,42 @@ typedef int cudaError_t;
 extern "C" int cudaConfigureCall(dim3, dim3, size_t = 0, cudaStream_t = 0);
 extern "C" int __cudaPushCallConfiguration(dim3, dim3, size_t = 0, cudaStream_t = 0);
 
+/* The launch-config API (FlashInfer launches most kernels with it): declared
+ * so that `cudaLaunchConfig_t config; config.gridDim = nblks;
+ * cudaLaunchKernelEx(&config, kernel, ...)` parses and its grid is read. */
+enum cudaLaunchAttributeID {
+  cudaLaunchAttributeIgnore = 0,
+  cudaLaunchAttributeAccessPolicyWindow = 1,
+  cudaLaunchAttributeCooperative = 2,
+  cudaLaunchAttributeClusterDimension = 4,
+  cudaLaunchAttributeProgrammaticStreamSerialization = 5,
+  cudaLaunchAttributeProgrammaticEvent = 6,
+  cudaLaunchAttributePriority = 8,
+  cudaLaunchAttributeMemSyncDomain = 10,
+};
+union cudaLaunchAttributeValue {
+  int cooperative;
+  int priority;
+  unsigned int programmaticStreamSerializationAllowed;
+  struct { unsigned int x, y, z; } clusterDim;
+  char pad[64];
+};
+struct cudaLaunchAttribute {
+  cudaLaunchAttributeID id;
+  cudaLaunchAttributeValue val;
+};
+typedef struct cudaLaunchConfig_st {
+  dim3 gridDim;
+  dim3 blockDim;
+  size_t dynamicSmemBytes;
+  cudaStream_t stream;
+  cudaLaunchAttribute *attrs;
+  unsigned int numAttrs;
+} cudaLaunchConfig_t;
+template <typename... ExpTypes, typename... ActTypes>
+cudaError_t cudaLaunchKernelEx(const cudaLaunchConfig_t *config, void (*kernel)(ExpTypes...),
+                               ActTypes &&...args);
+
 #define KVLINT_VEC2(T, N) struct __align__(2 * sizeof(T)) N { T x, y; };
 #define KVLINT_VEC4(T, N) struct __align__(4 * sizeof(T)) N { T x, y, z, w; };
 KVLINT_VEC2(float, float2) KVLINT_VEC4(float, float4)

@@ -40,3 +40,28 @@ int norm(float *out, int batch_size, int d, int stride) {
   auto kernel = RmsNorm<float>;
   return cudaLaunchKernelEx(&config, kernel, out, d, stride);
 }
+
+// The runtime's own launch-config API, declared by kvlint's prelude (the
+// toolkit's headers are hidden): FlashInfer's norm launchers.
+// CHECK-LABEL: function NormKernel (cuda, kernel)
+// CHECK-DAG: (LaunchIdx:u32 blockIdx.x @num_tokens)
+template <unsigned VEC, typename T> __global__ void NormKernel(T *out, unsigned stride) {
+  out[blockIdx.x * stride + threadIdx.x] = T(0);
+}
+
+template <typename T> cudaError_t Norm(T *out, unsigned num_tokens, unsigned stride, bool pdl) {
+  dim3 nblks(num_tokens);
+  cudaLaunchConfig_t config;
+  config.gridDim = nblks;
+  config.blockDim = dim3(128);
+  config.dynamicSmemBytes = 0;
+  config.stream = nullptr;
+  cudaLaunchAttribute attrs[1];
+  attrs[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attrs[0].val.programmaticStreamSerializationAllowed = pdl;
+  config.numAttrs = 1;
+  config.attrs = attrs;
+  auto kernel = NormKernel<8, T>;
+  return cudaLaunchKernelEx(&config, kernel, out, stride);
+}
+template cudaError_t Norm<float>(float *, unsigned, unsigned, bool);
