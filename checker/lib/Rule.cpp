@@ -171,7 +171,7 @@ void dedupeAndSort(std::vector<Finding> &Fs) {
 }
 
 unsigned groupSites(std::vector<Finding> &Fs, std::vector<std::string> *Keys) {
-  std::map<std::tuple<std::string, std::string, std::string, std::string>, size_t> First;
+  std::map<std::tuple<std::string, std::string, std::string, std::string, bool>, size_t> First;
   std::vector<Finding> Out;
   std::vector<std::string> OutKeys;
   std::vector<unsigned> Extra;
@@ -179,7 +179,7 @@ unsigned groupSites(std::vector<Finding> &Fs, std::vector<std::string> *Keys) {
   for (size_t I = 0; I < Fs.size(); ++I) {
     Finding &F = Fs[I];
     if (!F.Group.empty()) {
-      auto K = std::make_tuple(F.Code, F.Range.Begin.File, F.Function, F.Group);
+      auto K = std::make_tuple(F.Code, F.Range.Begin.File, F.Function, F.Group, F.Latent);
       auto It = First.find(K);
       if (It != First.end()) {
         Finding &P = Out[It->second];

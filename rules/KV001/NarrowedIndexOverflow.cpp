@@ -477,6 +477,7 @@ struct NarrowedIndexOverflow::Walk {
                  (AtLatent ? " only beyond the deployment envelope" : "") + ": " + Sizes +
                  "; widen " + quote(Leaf) + " to 64 bits before it multiplies";
     Fd.Group = rootName(Leaf);
+    Fd.Latent = AtLatent;
     if (!widenFix(F.Lang, Leaf, Fd.Fixes))
       Fd.Notes.push_back({Leaf->Range, "the index is spelled inside a macro; widen it there"});
     else

@@ -214,6 +214,12 @@ TEST(Group, OneFindingPerValueToWiden) {
   EXPECT_EQ(Fs[3].Range.Begin.Line, 8u);
   EXPECT_EQ(Fs[4].Function, "other");
   EXPECT_EQ(Keys, (std::vector<std::string>{"a", "b", "d", "e", "f"}));
+  // A site that wraps only beyond the envelope is not folded into one that
+  // wraps inside it.
+  std::vector<Finding> L = {Make("k", 4, "bos", 400), Make("k", 6, "bos", 600)};
+  L[1].Latent = true;
+  EXPECT_EQ(groupSites(L), 0u);
+  EXPECT_EQ(L.size(), 2u);
 }
 
 TEST(Diff, UnifiedDiffLines) {

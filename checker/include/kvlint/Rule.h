@@ -38,6 +38,9 @@ struct Finding {
   /// in one function with the same Group are one root cause: groupSites()
   /// reports them as one finding.
   std::string Group;
+  /// Reported only at the latent level (wraps beyond the envelope): never
+  /// grouped with a site that wraps inside it.
+  bool Latent = false;
 };
 
 /// Rule options, keyed "<check-name>.<Option>" exactly as clang-tidy's
@@ -126,7 +129,7 @@ void runRules(const std::vector<std::unique_ptr<Rule>> &Rules, const Function &F
 void dedupeAndSort(std::vector<Finding> &Findings);
 
 /// One finding per root cause: findings (sorted, as dedupeAndSort leaves
-/// them) of the same rule, file, function and non-empty Group become the
+/// them) of the same rule, file, function, level and non-empty Group become the
 /// first of them, with each other site as a note that carries its own
 /// message, and all their fix-its. A kernel engineer widens `bos` once,
 /// not once per line it reaches. Parallel to Fs, Keys (when given) keeps the
