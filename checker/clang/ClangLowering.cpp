@@ -819,7 +819,12 @@ private:
         First = isa<CXXOperatorCallExpr>(CE) ? 1 : 0;
       }
     }
-    if (FD && FD->hasBody() && !System && Stack.size() <= MaxInlineDepth &&
+    // A kernel launch (`k<<<grid, block>>>(args)`, or a call of a
+    // __global__ function) is not a call: the kernel runs on its own, and is
+    // lowered as a function of its own, with its launch facts. Inlined here
+    // its body would be judged again without them, in the launcher's name.
+    bool Launch = isa<CUDAKernelCallExpr>(CE) || (FD && FD->hasAttr<CUDAGlobalAttr>());
+    if (FD && FD->hasBody() && !System && !Launch && Stack.size() <= MaxInlineDepth &&
         std::find(Stack.begin(), Stack.end(), FD) == Stack.end() &&
         (!isa<CXXOperatorCallExpr>(CE) || First == 1) && FD->getNumParams() + First == N &&
         (ty(CE->getType()).known() || ty(CE->getType()).Pointer ||

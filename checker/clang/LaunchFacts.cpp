@@ -7,6 +7,8 @@
 //===----------------------------------------------------------------------===//
 #include "LaunchFacts.h"
 
+#include <functional>
+
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Expr.h"
 #include "clang/AST/ExprCXX.h"
@@ -17,6 +19,7 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Regex.h"
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -1325,6 +1328,46 @@ private:
 
   /// One axis of a grid (or one scalar grid): what bounds the number of
   /// blocks along it.
+  /// The range of what a helper of this translation unit returns, when every
+  /// return in its body is a constant or a call to such a helper
+  /// (`compute_k_split(size_k)` returning 4, 2 or 1).
+  bool constantReturns(const FunctionDecl *FD, int64_t &Lo, int64_t &Hi, unsigned Depth = 0) {
+    if (!FD || Depth > 3)
+      return false;
+    if (const FunctionDecl *Def = FD->getDefinition())
+      FD = Def;
+    if (!FD->hasBody() || !FD->getReturnType()->isIntegerType())
+      return false;
+    bool Any = false, Ok = true;
+    auto Add = [&](int64_t L, int64_t H) {
+      Lo = Any ? std::min(Lo, L) : L;
+      Hi = Any ? std::max(Hi, H) : H;
+      Any = true;
+    };
+    std::function<void(const Stmt *)> Walk = [&](const Stmt *S) {
+      if (!S || !Ok || isa<LambdaExpr>(S))
+        return;
+      if (const auto *R = dyn_cast<ReturnStmt>(S)) {
+        const Expr *V = R->getRetValue() ? strip(R->getRetValue()) : nullptr;
+        int64_t L = 0, H = 0;
+        if (!V)
+          Ok = false;
+        else if (auto C = foldInt(V, Ctx))
+          Add(*C, *C);
+        else if (const auto *CE = dyn_cast<CallExpr>(V);
+                 CE && constantReturns(CE->getDirectCallee(), L, H, Depth + 1))
+          Add(L, H);
+        else
+          Ok = false;
+        return;
+      }
+      for (const Stmt *C : S->children())
+        Walk(C);
+    };
+    Walk(FD->getBody());
+    return Ok && Any;
+  }
+
   SiteFact axis(const Expr *E, unsigned Depth = 0) {
     SiteFact F;
     if (!E || Depth > 6)
@@ -1338,6 +1381,14 @@ private:
         F.Hi = *V - 1;
       }
       return F;
+    }
+    if (const auto *CE = dyn_cast<CallExpr>(E)) {
+      int64_t Lo = 0, Hi = 0;
+      if (constantReturns(CE->getDirectCallee(), Lo, Hi) && Hi >= 1) {
+        F.Known = F.HasRange = true;
+        F.Hi = Hi - 1;
+        return F;
+      }
     }
     if (const Expr *Init = initOf(E)) {
       F = axis(Init, Depth + 1);
@@ -1539,6 +1590,11 @@ private:
         F.Lo = F.Hi = *V;
         return F;
       }
+      if (const auto *CE = dyn_cast<CallExpr>(strip(Init)))
+        if (constantReturns(CE->getDirectCallee(), F.Lo, F.Hi)) {
+          F.Known = F.HasRange = true;
+          return F;
+        }
     }
     if (isa<DeclRefExpr, MemberExpr, CXXDependentScopeMemberExpr>(E)) {
       std::string N = nameOf(E);

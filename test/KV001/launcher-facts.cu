@@ -34,3 +34,27 @@ void launch(float *out, int num_tokens, int vocab_size, int n, int h, int d) {
   checked<<<n, 128>>>(out, n, h, d);
   checked_times4<<<n, 128>>>(out, n, h, d);
 }
+
+// A grid axis from a host helper whose every return is a constant (vLLM's
+// GPTQ WMMA K-split, 4, 2 or 1): blockIdx.z is below 4, and a K segment
+// starts below size_k. Negative: the packed weight row times N. Positive
+// twin: the split the launcher takes as a parameter, which nothing bounds.
+static int k_split_for(int size_k) {
+  if (size_k >= 1024 && size_k % 64 == 0) return 4;
+  if (size_k >= 512) return 2;
+  return 1;
+}
+__global__ void split_k(const unsigned *b_q, unsigned *out, int size_k, int size_n) {
+  const int k_start = blockIdx.z * (size_k / gridDim.z);
+  out[threadIdx.x] = b_q[(k_start / 8) * size_n + threadIdx.x];
+}
+__global__ void split_k_any(const unsigned *b_q, unsigned *out, int size_k, int size_n) {
+  const int k_start = blockIdx.z * (size_k / gridDim.z);
+  // CHECK: launcher-facts.cu:[[@LINE+1]]:26: warning: 32-bit signed product '(k_start / 8) * size_n' is used as a memory offset and wraps past 2^31: 'k_start / 8' <= 67,098,624 (the grid spans splits ('splits' is bounded by no fact: Envelope.Grid = 65,535)) times 'size_n' <= 8,191 ('size_n' is bounded by no fact: Envelope.Unknown = 8,191); widen 'k_start / 8' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+  out[threadIdx.x] = b_q[(k_start / 8) * size_n + threadIdx.x];
+}
+void launch_split(const unsigned *b_q, unsigned *out, int size_k, int size_n, int splits) {
+  const int k_split = k_split_for(size_k);
+  split_k<<<dim3(size_n / 16, 1, k_split), 32>>>(b_q, out, size_k, size_n);
+  split_k_any<<<dim3(size_n / 16, 1, splits), 32>>>(b_q, out, size_k, size_n);
+}
