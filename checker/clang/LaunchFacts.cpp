@@ -137,6 +137,8 @@ public:
     Checks.clear();
     Assigned.clear();
     ConfigGrid.clear();
+    Dim3Member.clear();
+    ScanBody = Body;
     Locals.clear();
     for (const ParmVarDecl *P : FD->parameters())
       addLocal(P);
@@ -184,6 +186,10 @@ private:
   std::vector<Check> Checks;
   std::set<const ValueDecl *> Assigned; // locals written after their init
   std::map<const ValueDecl *, const Expr *> ConfigGrid; // config.gridDim = ...
+  /// `dim3 grid; grid.z = DIVIDE(size_k, BLOCK);`: the last value assigned to
+  /// each axis of a local dim3 before the launch that reads it.
+  std::map<std::pair<const ValueDecl *, char>, const Expr *> Dim3Member;
+  const Stmt *ScanBody = nullptr; ///< the body of the function being scanned
   std::map<std::string, const VarDecl *> Locals; // by name; null when ambiguous
 
 public:
@@ -945,8 +951,10 @@ private:
     if (const auto *BO = dyn_cast<BinaryOperator>(S)) {
       if (BO->isAssignmentOp())
         noteAssigned(BO->getLHS());
-      if (BO->getOpcode() == BO_Assign)
+      if (BO->getOpcode() == BO_Assign) {
         configGrid(BO->getLHS(), BO->getRHS());
+        dim3Member(BO->getLHS(), BO->getRHS());
+      }
     } else if (const auto *OC = dyn_cast<CXXOperatorCallExpr>(S);
                OC && OC->getOperator() == OO_Equal && OC->getNumArgs() == 2) {
       noteAssigned(OC->getArg(0));
@@ -994,6 +1002,20 @@ private:
     }
     for (const Stmt *C : S->children())
       walk(C, Depth + 1);
+  }
+
+  /// grid.x = ... on a local dim3.
+  void dim3Member(const Expr *L, const Expr *R) {
+    const auto *ME = dyn_cast<MemberExpr>(L->IgnoreParenImpCasts());
+    if (!ME)
+      return;
+    StringRef M = ME->getMemberDecl()->getName();
+    const auto *DR = dyn_cast<DeclRefExpr>(ME->getBase()->IgnoreParenImpCasts());
+    const auto *VD = DR ? dyn_cast<VarDecl>(DR->getDecl()) : nullptr;
+    const auto *RD = VD ? VD->getType()->getAsCXXRecordDecl() : nullptr;
+    if (M.size() == 1 && (M == "x" || M == "y" || M == "z") && VD && VD->hasLocalStorage() && RD &&
+        RD->getName() == "dim3")
+      Dim3Member[{VD, M[0]}] = R;
   }
 
   /// config.gridDim = grid, for cudaLaunchKernelEx(&config, ...).
@@ -1270,10 +1292,92 @@ private:
     return nullptr;
   }
 
+  /// The kernels a picker returns: `fp_kernel k = pick_kernel(m, bit);`
+  /// launched as `k<<<grid, block>>>(...)`, with every return of pick_kernel
+  /// a kernel (or null). Empty when not known.
+  std::vector<const FunctionDecl *> pickedKernels(const Expr *Callee) {
+    std::vector<const FunctionDecl *> Ks;
+    // `auto kernel = k4; if (bit == 8) kernel = k8;`: the kernel variable's
+    // initializer and every assignment to it are kernels.
+    if (const auto *DR = dyn_cast<DeclRefExpr>(strip(Callee)))
+      if (const auto *VD = dyn_cast<VarDecl>(DR->getDecl());
+          VD && VD->hasLocalStorage() && !isa<ParmVarDecl>(VD) && VD->getInit() &&
+          Assigned.count(VD) && ScanBody) {
+        std::vector<const Expr *> Values = {VD->getInit()};
+        bool Ok = true;
+        std::function<void(const Stmt *)> Find = [&](const Stmt *S) {
+          if (!S || !Ok)
+            return;
+          if (const auto *BO = dyn_cast<BinaryOperator>(S); BO && BO->isAssignmentOp()) {
+            const auto *L = dyn_cast<DeclRefExpr>(BO->getLHS()->IgnoreParenImpCasts());
+            if (L && L->getDecl() == VD) {
+              if (BO->getOpcode() != BO_Assign)
+                Ok = false;
+              Values.push_back(BO->getRHS());
+            }
+          } else if (const auto *UO = dyn_cast<UnaryOperator>(S); UO && UO->getOpcode() == UO_AddrOf) {
+            const auto *L = dyn_cast<DeclRefExpr>(UO->getSubExpr()->IgnoreParenImpCasts());
+            if (L && L->getDecl() == VD)
+              Ok = false; // written through a pointer
+          }
+          for (const Stmt *C : S->children())
+            Find(C);
+        };
+        Find(ScanBody);
+        for (const Expr *V : Values) {
+          const FunctionDecl *K = Ok ? kernelOf(V->IgnoreParenCasts()) : nullptr;
+          if (!K || !K->hasAttr<CUDAGlobalAttr>())
+            return {};
+          if (std::find(Ks.begin(), Ks.end(), K) == Ks.end())
+            Ks.push_back(K);
+        }
+        return Ks;
+      }
+    const Expr *Init = initOf(strip(Callee));
+    const auto *CE = Init ? dyn_cast<CallExpr>(strip(Init)) : nullptr;
+    const FunctionDecl *P = CE ? CE->getDirectCallee() : nullptr;
+    if (P && P->getDefinition())
+      P = P->getDefinition();
+    if (!P || !P->hasBody())
+      return Ks;
+    bool Ok = true;
+    std::function<void(const Stmt *)> Walk = [&](const Stmt *S) {
+      if (!S || !Ok || isa<LambdaExpr>(S))
+        return;
+      if (const auto *R = dyn_cast<ReturnStmt>(S)) {
+        const Expr *V = R->getRetValue() ? R->getRetValue()->IgnoreParenCasts() : nullptr;
+        if (!V || isa<GNUNullExpr, CXXNullPtrLiteralExpr, IntegerLiteral>(V))
+          return; // no kernel: the launcher checks for it
+        const FunctionDecl *K = kernelOf(V);
+        if (K && K->hasAttr<CUDAGlobalAttr>()) {
+          if (std::find(Ks.begin(), Ks.end(), K) == Ks.end())
+            Ks.push_back(K);
+        } else {
+          Ok = false;
+        }
+        return;
+      }
+      for (const Stmt *C : S->children())
+        Walk(C);
+    };
+    Walk(P->getBody());
+    if (!Ok || Ks.size() > 256)
+      Ks.clear();
+    return Ks;
+  }
+
   void addLaunch(const Expr *Callee, const Expr *Grid, std::vector<const Expr *> Args,
                  SourceLocation Loc, bool HasArgs = true) {
+    if (!kernelOf(Callee))
+      for (const FunctionDecl *K : pickedKernels(Callee))
+        addLaunchOf(K, Grid, Args, Loc, HasArgs);
+    addLaunchOf(kernelOf(Callee), Grid, std::move(Args), Loc, HasArgs);
+  }
+
+  void addLaunchOf(const FunctionDecl *Kernel, const Expr *Grid, std::vector<const Expr *> Args,
+                   SourceLocation Loc, bool HasArgs) {
     Launch L;
-    L.Kernel = kernelOf(Callee);
+    L.Kernel = Kernel;
     if (!L.Kernel || !L.Kernel->hasAttr<CUDAGlobalAttr>())
       return;
     L.Grid = Grid;
@@ -1535,6 +1639,29 @@ private:
     }
     QualType T = E->getType();
     bool Dim3 = !T.isNull() && T->isRecordType();
+    // A local dim3 whose axes are assigned one by one (`dim3 grid;
+    // grid.z = DIVIDE(size_k, BLOCK);`): each axis its last assignment, or
+    // what the declaration gave it (1 for a default dim3).
+    if (const auto *DR = dyn_cast<DeclRefExpr>(E); Dim3 && DR) {
+      const ValueDecl *VD = DR->getDecl();
+      bool Any = false;
+      for (char C : {'x', 'y', 'z'})
+        Any |= Dim3Member.count({VD, C}) != 0;
+      if (Any) {
+        const auto *V = dyn_cast<VarDecl>(VD);
+        const auto *CC = V && V->getInit() ? dyn_cast<CXXConstructExpr>(strip(V->getInit())) : nullptr;
+        for (unsigned I = 0; I < 3; ++I) {
+          auto It = Dim3Member.find({VD, char('x' + I)});
+          if (It != Dim3Member.end())
+            Axes[I] = axis(It->second, Depth + 1);
+          else if (CC && I < CC->getNumArgs() && !isa<CXXDefaultArgExpr>(CC->getArg(I)))
+            Axes[I] = axis(CC->getArg(I), Depth + 1);
+          else if (CC || (V && !V->getInit()))
+            Axes[I] = axis1();
+        }
+        return;
+      }
+    }
     if (Dim3) {
       if (const Expr *Init = initOf(E))
         grid(Init, Axes, Depth + 1);
