@@ -29,6 +29,9 @@ const DimSpec Specs[] = {
     {"Stride", 16384, "stride|^ld[a-z]?$|pitch",
      "a row of a [tokens, hidden] activation at hidden 16,384 (Llama 3.1 405B); wider rows "
      "(vocabulary, all heads of a token) need a name or a fact"},
+    {"Tile", 1024, "tile_?(len|size|m|n|k|q|kv|rows|cols)$",
+     "the rows or columns of one CTA's tile (QO_TILE_LEN, CTA_TILE_Q, TILE_SIZE): a "
+     "compile-time size, 16-256 in practice; 1,024 leaves headroom"},
     {"BlockSize", 1024,
      "^(kv_?|cache_?)?(block|page|blk)_?(size|sz|len)$|^bs$|^ps$|^page_?tokens$|"
      "^page_?block_?size$",

@@ -124,3 +124,15 @@ __global__ void mla_rows(float *scales, float *ckv, const int *kv_indices, int p
   // CHECK: strides.cu:[[@LINE+1]]:7: warning: 32-bit signed product 'phys * 576' is used as a memory offset and wraps past 2^31: 'phys' <= 8,389,630 ('kv_indices[blockIdx.x] * page_size' spans KvSlots (KvSlots x BlockSize <= Envelope.KvSlots) = 8,388,607) times '576' = 576; it wraps once 'phys' >= 3,728,271; widen 'phys' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
   ckv[phys * 576 + threadIdx.x] = 0.f;
 }
+
+// Negative: a tile's rows (Envelope.Tile) times a launch index: a tile
+// length is a compile-time size, not a context length (`QO_TILE_LEN` ends in
+// _LEN). Positive twin: the same tile start times a 576-element MLA row.
+template <unsigned QO_TILE_LEN>
+__global__ void tile_rows(float *q, float *q_nope) {
+  uint32_t q_head_idx_start = blockIdx.y * QO_TILE_LEN;
+  q[q_head_idx_start + threadIdx.x] = 0.f;
+  // CHECK: strides.cu:[[@LINE+1]]:10: warning: 32-bit unsigned product 'q_head_idx_start * 576u' is used as a memory offset and wraps past 2^32: 'q_head_idx_start' <= 67,107,840 ('blockIdx.y' spans a grid the launcher does not show: Envelope.Grid = 65,535) times '576u' = 576; it wraps once 'q_head_idx_start' >= 7,456,541; widen 'q_head_idx_start' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+  q_nope[q_head_idx_start * 576u + threadIdx.x] = 0.f;
+}
+template __global__ void tile_rows<64>(float *, float *);
