@@ -271,17 +271,20 @@ inline StorePlan plan_kv_store(const kvref_kv_store_args& a) {
 // with a chunk's records in shared memory (bulk_smem_limit: the dynamic shared memory the
 // kernel may take there, 0 where it cannot run - HIP, devices below compute capability 9.0,
 // code built for an older architecture; kvref_launch.cu asks the runtime once per device).
-// A chunk is kBulkRecordChunk tokens (one CTA each).  Chosen on an H200 with kvref_bench
-// --records (docs/kvref/performance.md): from 2,048 tokens the bulk kernel is ahead of
-// scatter_copy_kernel for both MLA records (bf16 1,152 B, fp8 656 B), at 1-1,024 tokens behind
-// by 0.04-0.43 us (a record's extra trip through shared memory and the mbarrier wait).  Chunks
-// of 8 and 16 tokens were within about a point of each other at 32K-64K tokens (8 ahead for
-// bf16 records, 16 for fp8), 32 mostly behind.  L2 evict_first hints (the kernel's template
+// A chunk is bulk_record_chunk(record bytes) tokens (one CTA each).  Chosen on an H200 with
+// kvref_bench --records (docs/kvref/performance.md): from 2,048 tokens the bulk kernel is ahead
+// of scatter_copy_kernel for both MLA records (bf16 1,152 B, fp8 656 B), at 1-1,024 tokens
+// behind by 0.04-0.43 us (a record's extra trip through shared memory and the mbarrier wait).
+// Chunks of 8 tokens were ahead of 16 for the bf16 records in every run (32K: 85.7-86.1 % of
+// copy against 85.0-85.3 %; 64K: +0.2-0.3 points, four runs), 16 ahead for the fp8 records
+// (64K: 85.5-85.6 % against 84.4-84.7 %); 32 mostly behind.  L2 evict_first hints (the kernel's template
 // flags) are not used: on the stores alone they gained up to 3 points at 32K and lost 1 at 64K
 // (bf16); on loads and stores they gained 2-4 points at bf16 32K / fp8 64K but lost 2 at bf16
 // 64K and 11-31 at the sizes whose source and cache stay in L2 between calls.
 constexpr int64_t kBulkRecordTokens = 2048;
-constexpr int64_t kBulkRecordChunk = 16;
+// Records of a KiB or more in chunks of 8 (9 KiB of shared memory per CTA for bf16 MLA), smaller
+// ones in chunks of 16.
+inline int64_t bulk_record_chunk(int64_t record_bytes) { return record_bytes >= 1024 ? 8 : 16; }
 
 inline StorePlan plan_record_store(const kvref_record_store_args& a, int64_t bulk_smem_limit = 0) {
   StorePlan plan;
@@ -314,11 +317,12 @@ inline StorePlan plan_record_store(const kvref_record_store_args& a, int64_t bul
   plan.decode_dense = false;
   plan.decode_split_y = false;
   plan.decode_pairs = 0;
-  const int64_t smem = kBulkRecordChunk * a.record_bytes;  // record_bytes < 2^31: no overflow
+  const int64_t chunk = bulk_record_chunk(a.record_bytes);
+  const int64_t smem = chunk * a.record_bytes;  // record_bytes < 2^31: no overflow
   plan.bulk = plan.vector_bytes == 16 && a.num_tokens >= kBulkRecordTokens && smem <= bulk_smem_limit;
   plan.bulk_smem = 0;
   if (plan.bulk) {
-    p.tokens_per_block = static_cast<uint32_t>(kBulkRecordChunk);
+    p.tokens_per_block = static_cast<uint32_t>(chunk);
     p.lanes_log2 = 0;
     plan.grid_y = 1;
     plan.bulk_smem = smem;

@@ -412,7 +412,8 @@ void test_record_store_bulk(std::mt19937_64& rng) {
     int64_t R, extra;
   };
   const Shape shapes[] = {{1152, 64}, {656, 0}, {64, 0}, {2048, 16}};
-  const int64_t C = kvref::kBulkRecordChunk;
+  // Chunk boundaries of both chunk sizes the plan takes (8 tokens for records of a KiB or
+  // more, 16 below).
   const int64_t sizes[] = {kvref::kBulkRecordTokens, kvref::kBulkRecordTokens + 13,
                            2 * kvref::kBulkRecordTokens + 37};
   int case_id = 0, bulk_cases = 0;
@@ -437,7 +438,9 @@ void test_record_store_bulk(std::mt19937_64& rng) {
           if (rng() % 23 == 0) slots[t] = -1;
           else if (rng() % 97 == 0) slots[t] = num_slots + static_cast<int64_t>(rng() % 1000);
         }
-        for (const int64_t t : {INT64_C(0), C - 1, C, C + 1, 5 * C + 7, T - 1}) slots[t] = -1;
+        for (const int64_t t : {INT64_C(0), INT64_C(7), INT64_C(8), INT64_C(9), INT64_C(15), INT64_C(16),
+                                INT64_C(17), INT64_C(47), INT64_C(87), T - 1})
+          slots[t] = -1;
         bulk_cases += record_case(rng, "bulk record store", case_id, R, page_size, page_bytes,
                                   num_pages, src_stride, slots);
       }
