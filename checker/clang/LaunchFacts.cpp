@@ -7,8 +7,6 @@
 //===----------------------------------------------------------------------===//
 #include "LaunchFacts.h"
 
-#include <functional>
-
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Expr.h"
 #include "clang/AST/ExprCXX.h"
@@ -1292,6 +1290,24 @@ private:
     return nullptr;
   }
 
+  /// The values a function body returns (null for a bare `return;`), outside
+  /// the lambdas it defines.
+  static std::vector<const Expr *> returnValues(const Stmt *Body) {
+    std::vector<const Expr *> Out;
+    std::function<void(const Stmt *)> Walk = [&](const Stmt *S) {
+      if (!S || isa<LambdaExpr>(S))
+        return;
+      if (const auto *R = dyn_cast<ReturnStmt>(S)) {
+        Out.push_back(R->getRetValue());
+        return;
+      }
+      for (const Stmt *C : S->children())
+        Walk(C);
+    };
+    Walk(Body);
+    return Out;
+  }
+
   /// The kernels a picker returns: `fp_kernel k = pick_kernel(m, bit);`
   /// launched as `k<<<grid, block>>>(...)`, with every return of pick_kernel
   /// a kernel (or null). Empty when not known.
@@ -1340,38 +1356,29 @@ private:
       P = P->getDefinition();
     if (!P || !P->hasBody())
       return Ks;
-    bool Ok = true;
-    std::function<void(const Stmt *)> Walk = [&](const Stmt *S) {
-      if (!S || !Ok || isa<LambdaExpr>(S))
-        return;
-      if (const auto *R = dyn_cast<ReturnStmt>(S)) {
-        const Expr *V = R->getRetValue() ? R->getRetValue()->IgnoreParenCasts() : nullptr;
-        if (!V || isa<GNUNullExpr, CXXNullPtrLiteralExpr, IntegerLiteral>(V))
-          return; // no kernel: the launcher checks for it
-        const FunctionDecl *K = kernelOf(V);
-        if (K && K->hasAttr<CUDAGlobalAttr>()) {
-          if (std::find(Ks.begin(), Ks.end(), K) == Ks.end())
-            Ks.push_back(K);
-        } else {
-          Ok = false;
-        }
-        return;
-      }
-      for (const Stmt *C : S->children())
-        Walk(C);
-    };
-    Walk(P->getBody());
-    if (!Ok || Ks.size() > 256)
+    for (const Expr *R : returnValues(P->getBody())) {
+      const Expr *V = R ? R->IgnoreParenCasts() : nullptr;
+      if (!V || isa<GNUNullExpr, CXXNullPtrLiteralExpr, IntegerLiteral>(V))
+        continue; // no kernel: the launcher checks for it
+      const FunctionDecl *K = kernelOf(V);
+      if (!K || !K->hasAttr<CUDAGlobalAttr>())
+        return {};
+      if (std::find(Ks.begin(), Ks.end(), K) == Ks.end())
+        Ks.push_back(K);
+    }
+    if (Ks.size() > 256)
       Ks.clear();
     return Ks;
   }
 
   void addLaunch(const Expr *Callee, const Expr *Grid, std::vector<const Expr *> Args,
                  SourceLocation Loc, bool HasArgs = true) {
-    if (!kernelOf(Callee))
-      for (const FunctionDecl *K : pickedKernels(Callee))
-        addLaunchOf(K, Grid, Args, Loc, HasArgs);
-    addLaunchOf(kernelOf(Callee), Grid, std::move(Args), Loc, HasArgs);
+    if (const FunctionDecl *K = kernelOf(Callee)) {
+      addLaunchOf(K, Grid, std::move(Args), Loc, HasArgs);
+      return;
+    }
+    for (const FunctionDecl *K : pickedKernels(Callee))
+      addLaunchOf(K, Grid, Args, Loc, HasArgs);
   }
 
   void addLaunchOf(const FunctionDecl *Kernel, const Expr *Grid, std::vector<const Expr *> Args,
@@ -1430,8 +1437,6 @@ private:
            L == "round_up_div" || L == "iceil_div" || L == "ceil_divide" || L == "ceil";
   }
 
-  /// One axis of a grid (or one scalar grid): what bounds the number of
-  /// blocks along it.
   /// The range of what a helper of this translation unit returns, when every
   /// return in its body is a constant or a call to such a helper
   /// (`compute_k_split(size_k)` returning 4, 2 or 1).
@@ -1442,36 +1447,24 @@ private:
       FD = Def;
     if (!FD->hasBody() || !FD->getReturnType()->isIntegerType())
       return false;
-    bool Any = false, Ok = true;
-    auto Add = [&](int64_t L, int64_t H) {
+    bool Any = false;
+    for (const Expr *R : returnValues(FD->getBody())) {
+      const Expr *V = R ? strip(R) : nullptr;
+      int64_t L = 0, H = 0;
+      if (auto C = V ? foldInt(V, Ctx) : std::nullopt)
+        L = H = *C;
+      else if (const auto *CE = dyn_cast_or_null<CallExpr>(V);
+               !CE || !constantReturns(CE->getDirectCallee(), L, H, Depth + 1))
+        return false;
       Lo = Any ? std::min(Lo, L) : L;
       Hi = Any ? std::max(Hi, H) : H;
       Any = true;
-    };
-    std::function<void(const Stmt *)> Walk = [&](const Stmt *S) {
-      if (!S || !Ok || isa<LambdaExpr>(S))
-        return;
-      if (const auto *R = dyn_cast<ReturnStmt>(S)) {
-        const Expr *V = R->getRetValue() ? strip(R->getRetValue()) : nullptr;
-        int64_t L = 0, H = 0;
-        if (!V)
-          Ok = false;
-        else if (auto C = foldInt(V, Ctx))
-          Add(*C, *C);
-        else if (const auto *CE = dyn_cast<CallExpr>(V);
-                 CE && constantReturns(CE->getDirectCallee(), L, H, Depth + 1))
-          Add(L, H);
-        else
-          Ok = false;
-        return;
-      }
-      for (const Stmt *C : S->children())
-        Walk(C);
-    };
-    Walk(FD->getBody());
-    return Ok && Any;
+    }
+    return Any;
   }
 
+  /// One axis of a grid (or one scalar grid): what bounds the number of
+  /// blocks along it.
   SiteFact axis(const Expr *E, unsigned Depth = 0) {
     SiteFact F;
     if (!E || Depth > 6)
@@ -1654,7 +1647,7 @@ private:
           auto It = Dim3Member.find({VD, char('x' + I)});
           if (It != Dim3Member.end())
             Axes[I] = axis(It->second, Depth + 1);
-          else if (CC && I < CC->getNumArgs() && !isa<CXXDefaultArgExpr>(CC->getArg(I)))
+          else if (CC && I < CC->getNumArgs()) // a default argument is 1
             Axes[I] = axis(CC->getArg(I), Depth + 1);
           else if (CC || (V && !V->getInit()))
             Axes[I] = axis1();

@@ -430,6 +430,12 @@ Bound Bounds::dim(const Dimension &D, const std::string &Name, const char *How) 
   return B;
 }
 
+// A factor spelled as a decimal constant ("128" of "H*128").
+static bool digits(const std::string &F) {
+  return !F.empty() && F.size() < 12 &&
+         std::all_of(F.begin(), F.end(), [](char Ch) { return std::isdigit((unsigned char)Ch); });
+}
+
 std::vector<std::string> Bounds::factorsOf(const std::string &By) {
   std::vector<std::string> Out;
   size_t B = 0;
@@ -449,11 +455,7 @@ std::vector<std::string> Bounds::factorsOf(const std::string &By) {
 // its factors' maxima, capped by the envelope's couplings (B * T tokens).
 Bound Bounds::named(const Node *N, const std::string &By, const char *Fallback) {
   std::vector<std::string> Fs = factorsOf(By);
-  auto Digits = [](const std::string &F) {
-    return !F.empty() && F.size() < 12 &&
-           std::all_of(F.begin(), F.end(), [](char Ch) { return std::isdigit((unsigned char)Ch); });
-  };
-  if (Fs.size() == 1 && Digits(Fs[0])) { // what is left of 1 * NV over NV
+  if (Fs.size() == 1 && digits(Fs[0])) { // what is left of 1 * NV over NV
     int64_t C = std::stoll(Fs[0]);
     Bound B = exact(C, C);
     B.Why = "'" + By + "'";
@@ -468,7 +470,7 @@ Bound Bounds::named(const Node *N, const std::string &By, const char *Fallback) 
   bool AllDims = true;
   for (const std::string &F : Fs) {
     int64_t C = 0;
-    if (Digits(F)) {
+    if (digits(F)) {
       C = std::stoll(F);
       Scale = sat(I128(Scale) * C);
       P *= C;
@@ -563,8 +565,7 @@ Bound Bounds::compute(const Node *N) {
     // reduction of a matmul: M, K = a.shape).
     bool Clear = N->Hint.Shape && !N->Hint.BoundBy.empty();
     for (const std::string &F : factorsOf(N->Hint.BoundBy))
-      Clear &= std::all_of(F.begin(), F.end(), [](char C) { return std::isdigit((unsigned char)C); }) ||
-               (F.size() >= 2 && E.byName(F));
+      Clear &= digits(F) || (F.size() >= 2 && E.byName(F));
     if (Clear) {
       Bound S = named(N, N->Hint.BoundBy, "Unknown");
       S.Lo = 0;
