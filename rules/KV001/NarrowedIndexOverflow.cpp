@@ -70,14 +70,13 @@ static std::string quote(const Node *N) {
 /// parenthesis). Sites of one function with the same root are one fix.
 static std::string rootName(const Node *N) {
   std::string T = N->Text.empty() ? N->Name : N->Text;
-  size_t I = 0;
   auto Id = [](char C) { return std::isalnum(static_cast<unsigned char>(C)) || C == '_'; };
-  if (I >= T.size() || !(std::isalpha(static_cast<unsigned char>(T[I])) || T[I] == '_'))
+  if (T.empty() || !(std::isalpha(static_cast<unsigned char>(T[0])) || T[0] == '_'))
     return "";
-  size_t J = I;
+  size_t J = 0;
   while (J < T.size() && (Id(T[J]) || (T[J] == '.' && J + 1 < T.size() && Id(T[J + 1]))))
     ++J;
-  std::string R = T.substr(I, J - I);
+  std::string R = T.substr(0, J);
   static const char *Casts[] = {"static_cast", "reinterpret_cast", "const_cast", "int",
                                 "unsigned", "long", "size_t", "int64_t", "uint32_t", "int32_t"};
   for (const char *C : Casts)
@@ -89,7 +88,7 @@ static std::string rootName(const Node *N) {
     size_t E = T.find(')', J);
     if (E == std::string::npos || E - J > 16)
       return "";
-    R = T.substr(I, E + 1 - I);
+    R = T.substr(0, E + 1);
   }
   return R;
 }
