@@ -127,20 +127,17 @@ int64_t bulk_record_smem_limit() {
 kvref_status launch_store(const kvref::StorePlan& plan, kvref_stream_t stream) {
   using namespace kvref;
   if (plan.decode) return launch_decode(plan, static_cast<gpu_stream_t>(stream));
+  const int64_t tpb = tokens_per_block(plan);
+  const int64_t blocks = (plan.params.num_tokens + tpb - 1) / tpb;
+  if (blocks > 0x7fffffff) return KVREF_ERROR_INVALID_VALUE;
 #if defined(KVREF_CUDA)
-  if (plan.bulk) {
-    const int64_t chunk = plan.params.tokens_per_block;
-    const int64_t blocks = (plan.params.num_tokens + chunk - 1) / chunk;
-    if (blocks > 0x7fffffff) return KVREF_ERROR_INVALID_VALUE;
+  if (plan.bulk) {  // one CTA (one warp) per chunk of tokens_per_block tokens
     record_store_bulk_kernel<><<<static_cast<unsigned int>(blocks), kBulkThreads,
                                  static_cast<size_t>(plan.bulk_smem), static_cast<gpu_stream_t>(stream)>>>(
         plan.params);
     return launch_status();
   }
 #endif
-  const int64_t tpb = tokens_per_block(plan);
-  const int64_t blocks = (plan.params.num_tokens + tpb - 1) / tpb;
-  if (blocks > 0x7fffffff) return KVREF_ERROR_INVALID_VALUE;
   // One launch for K and V: a thread moves both, or blockIdx.y picks one (decode sizes).
   const dim3 grid(static_cast<unsigned int>(blocks), static_cast<unsigned int>(plan.grid_y));
   const dim3 block(plan.params.tokens_per_block << plan.params.lanes_log2);
