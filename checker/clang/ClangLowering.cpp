@@ -267,7 +267,9 @@ private:
     if (const auto *PO = dyn_cast<PseudoObjectExpr>(E))
       return lower(PO->getSyntacticForm(), Ctxt);
     if (const auto *MP = dyn_cast<MSPropertyRefExpr>(E))
-      return launchVar(MP->getBaseExpr(), MP->getPropertyDecl()->getNameAsString(), E);
+      if (const Node *LV =
+              launchVar(MP->getBaseExpr(), MP->getPropertyDecl()->getNameAsString(), E))
+        return LV;
     if (const auto *CB = dyn_cast<CXXBoolLiteralExpr>(E)) {
       Node *N = make(Kind::Const, IntTy::boolean(), E);
       N->Value = CB->getValue();
@@ -401,7 +403,7 @@ private:
   const Node *launchVar(const Expr *Base, const std::string &Field, const Expr *E) {
     const auto *DR = dyn_cast<DeclRefExpr>(Base->IgnoreParenImpCasts());
     if (!DR)
-      return opaque(E);
+      return nullptr;
     std::string B = DR->getDecl()->getNameAsString();
     std::string Comp = Field;
     if (Comp.rfind("__fetch_builtin_", 0) == 0)
@@ -681,8 +683,18 @@ private:
     if (const auto *M = dyn_cast<MemberExpr>(B))
       if (isa<CXXThisExpr>(M->getBase()->IgnoreParenImpCasts()))
         FromParam = true;
+    // The object named before the dot: `smem` in `smem.state`.
+    std::string Object = "this";
+    if (const auto *DR = dyn_cast<DeclRefExpr>(B))
+      Object = DR->getDecl()->getNameAsString();
+    else if (const auto *M = dyn_cast<MemberExpr>(B))
+      Object = M->getMemberDecl()->getNameAsString();
+    else if (!isa<CXXThisExpr>(B))
+      Object = "(expr)";
     if (FromParam && Ctxt != AccessKind::Store) {
-      Node *N = param(Field, E);
+      // this->params.h keeps its path in messages, as written.
+      Node *N = param(isa<MemberExpr>(B) ? Object + "." + Field : Field, E);
+      N->Object = Object;
       N->OnChip = fixedArray(E->getType()); // this->elt_[ROWS][COLS]
       return N;
     }
@@ -694,7 +706,14 @@ private:
     if (BV && BV->K == Kind::Load) // element.field of a loaded struct
       return load(BV->op(0), E->getType(), E, Field);
     Node *N = make(Kind::Unknown, ty(E->getType()), E);
-    N->Name = Field;
+    // A member of an expression (`params.dim` of a struct from a missing
+    // header) is named in messages as written.
+    if (Object != "(expr)")
+      N->Name = Field;
+    N->Object = Object;
+    // An array member of constant extent (`smem.state` of a struct laid
+    // over shared memory) holds what a struct holds, far below 2^31.
+    N->OnChip = fixedArray(E->getType());
     return N;
   }
 

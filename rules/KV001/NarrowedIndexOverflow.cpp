@@ -509,6 +509,10 @@ bool NarrowedIndexOverflow::namedOnChip(const Node *N) const {
                  (N->K == Kind::Var && N->Ty.Pointer);
     if (Named && !N->Name.empty() && std::regex_search(leafName(N->Name), OnChipRe))
       return true;
+    // A member of an object whose name says it is shared memory: the
+    // `smem.state` of a helper's `SmemT &smem` parameter.
+    if (Named && !N->Object.empty() && std::regex_search(N->Object, OnChipRe))
+      return true;
   }
   return false;
 }

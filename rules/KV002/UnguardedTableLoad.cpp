@@ -595,7 +595,8 @@ struct UnguardedTableLoad::Check {
         return S.find('.') != std::string::npos || S.find("->") != std::string::npos;
       };
       bool Field = SB && ((SB->K == Kind::Unknown && SB->Ty.Pointer) ||
-                          (SB->K == Kind::Param && (Member(SB->Name) || Member(SB->Text))));
+                          (SB->K == Kind::Param &&
+                           (!SB->Object.empty() || Member(SB->Name) || Member(SB->Text))));
       bool Returned = SB && (SB->K == Kind::Call || SB->K == Kind::Load);
       bool Evidence = TableNamed || CSR || Field || Returned;
       if (!Evidence)

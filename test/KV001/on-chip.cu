@@ -48,3 +48,56 @@ __global__ void accessor_smem(SharedStorage *st, const int *block_table, int pag
   const int page = block_table[blockIdx.x];
   p_smem[page * page_stride] = 0.f;                  // negative: an accessor that returns shared memory
 }
+
+// A struct laid over dynamic shared memory (FlashInfer's mamba kernels:
+// `auto &smem = *reinterpret_cast<SmemT *>(smem_buf)`): its array members
+// have a constant extent, and a helper that receives the struct names it.
+// Members of `this` keep their names (a loader's `smem_b`). Positive twin:
+// a pointer member of a struct in global memory.
+template <int D_PER_CTA, int DSTATE>
+struct SsuSmem {
+  alignas(16) float state[2 * D_PER_CTA * DSTATE];
+};
+
+template <int D_PER_CTA, int DSTATE>
+__global__ void smem_struct(float *out, int tile_buf) {
+  extern __shared__ char smem_buf[];
+  auto &smem = *reinterpret_cast<SsuSmem<D_PER_CTA, DSTATE> *>(smem_buf);
+  float *state_base = smem.state + tile_buf * D_PER_CTA * DSTATE; // negative: a member array of the struct
+  state_base[threadIdx.x] = out[threadIdx.x];
+}
+
+template <typename SmemT>
+__device__ void smem_helper(SmemT &smem, int state_buf, int d_per_cta, int dstate) {
+  float *s = reinterpret_cast<float *>(smem.state) + state_buf * d_per_cta * dstate; // negative: the helper's `smem`
+  s[threadIdx.x] = 0.f;
+}
+
+template <typename ParamsT>
+__device__ void params_helper(ParamsT &params, int state_buf, int d_per_cta, int dstate) {
+  // CHECK: on-chip.cu:[[@LINE+1]]:56: warning: 32-bit signed product 'state_buf * d_per_cta * dstate' is used as a memory offset and wraps past 2^31: 'state_buf * d_per_cta' <= 67,092,481 ('state_buf' is bounded by no fact: Envelope.Unknown = 8,191) times 'dstate' <= 576 ('dstate' is named like it: Envelope.HeadDim = 576); widen 'state_buf' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+  float *s = reinterpret_cast<float *>(params.state) + state_buf * d_per_cta * dstate; // positive: the same through `params`
+  s[threadIdx.x] = 0.f;
+}
+
+struct StageLoader {
+  unsigned short *smem_b;
+  unsigned short *gmem_b;
+  int tile_n, tile_k;
+  __device__ void stage(int stage_idx, int page, int page_stride) {
+    unsigned short *s = smem_b + stage_idx * tile_n * tile_k; // negative: a member of `this` named for shared memory
+    s[threadIdx.x] = 0;
+    // CHECK: on-chip.cu:[[@LINE+1]]:12: warning: 32-bit signed product 'page * page_stride' is used as a memory offset and wraps past 2^31: 'page' <= 8,388,607 ('page' is named like it: Envelope.KvPages = 8,388,607) times 'page_stride' <= 16,384 ('page_stride' is named like it: Envelope.Stride = 16,384); widen 'page' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+    gmem_b[page * page_stride + threadIdx.x] = s[0]; // positive: a member of `this` in global memory
+  }
+};
+
+struct GlobalView {
+  float *cache;
+  int page_stride;
+};
+__global__ void global_member(GlobalView v, const int *block_table) {
+  const int page = block_table[blockIdx.x];
+  // CHECK: on-chip.cu:[[@LINE+1]]:11: warning: 32-bit signed product 'page * v.page_stride' is used as a memory offset and wraps past 2^31: 'page' <= 8,388,607 ('block_table' is an entry of a table named like it: Envelope.KvPages = 8,388,607) times 'v.page_stride' <= 16,384 ('page_stride' is named like it: Envelope.Stride = 16,384); widen 'page' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+  v.cache[page * v.page_stride] = 0.f;             // positive: a struct's pointer into global memory
+}

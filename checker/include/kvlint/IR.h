@@ -137,6 +137,10 @@ struct Node {
   SrcRange DeclType;   ///< Var: the declared type of the local, as spelled
   bool OnChip = false; ///< an array in shared memory or registers: its extent is
                        ///< at most what a CTA holds, far below 2^31 elements
+  /// A member (Param or Unknown): the object named before the dot (`smem` in
+  /// `smem.state`, `params` in `this->params.h`), "this" for a member of
+  /// `this`, "(expr)" for a member of another expression; empty otherwise.
+  std::string Object;
   /// Call whose callee cannot be resolved (a member call on an object of
   /// dependent type: `binfo.q_offset(seqlen * h * d, h * d, bidb)`): its
   /// lowered arguments, the only thing the result can be computed from.
