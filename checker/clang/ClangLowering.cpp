@@ -1153,8 +1153,29 @@ public:
     Fn->Range.Begin.Col = SM.getSpellingColumnNumber(Loc);
     Fn->Range.Begin.Offset = SM.getFileOffset(Loc);
     Lw.lowerFunction(FD);
+    if (FD->isDependentContext())
+      Patterns.push_back({Out.size(), FD->getCanonicalDecl()});
+    else if (const FunctionDecl *P = FD->getTemplateInstantiationPattern())
+      Instantiated.insert(P->getCanonicalDecl());
     Out.push_back(std::move(Fn));
     return true;
+  }
+
+  /// A template the file instantiates is analysed as instantiated: its
+  /// instantiations know the template arguments (tile sizes, head dims,
+  /// a router's expert count) that the pattern only names. The pattern is
+  /// dropped where at least one instantiation was lowered, and kept where
+  /// none was (a header's template, instantiated in other files).
+  void dropInstantiatedPatterns() {
+    std::vector<bool> Drop(Out.size(), false);
+    for (const auto &[Index, Key] : Patterns)
+      if (Instantiated.count(Key))
+        Drop[Index] = true;
+    size_t W = 0;
+    for (size_t I = 0; I < Out.size(); ++I)
+      if (!Drop[I])
+        Out[W++] = std::move(Out[I]);
+    Out.resize(W);
   }
 
 private:
@@ -1164,6 +1185,8 @@ private:
   std::vector<std::unique_ptr<Function>> &Out;
   const FactsMap &Facts;
   std::set<const FunctionDecl *> Seen;
+  std::vector<std::pair<size_t, const FunctionDecl *>> Patterns; ///< (index in Out, pattern)
+  std::set<const FunctionDecl *> Instantiated; ///< patterns with a lowered instantiation
 };
 
 } // namespace
@@ -1174,6 +1197,7 @@ void lowerASTContext(ASTContext &Ctx, Language L, bool MainFileOnly,
   FactsMap Facts = scanLaunches(Ctx, CheckedHelpers, MainFileOnly);
   Collector C(Ctx, L, MainFileOnly, Out, Facts);
   C.TraverseDecl(Ctx.getTranslationUnitDecl());
+  C.dropInstantiatedPatterns();
 }
 
 } // namespace kvlint

@@ -127,12 +127,14 @@ __global__ void mla_rows(float *scales, float *ckv, const int *kv_indices, int p
 
 // Negative: a tile's rows (Envelope.Tile) times a launch index: a tile
 // length is a compile-time size, not a context length (`QO_TILE_LEN` ends in
-// _LEN). Positive twin: the same tile start times a 576-element MLA row.
+// _LEN). Positive twin: the same tile start times a 576-element MLA row,
+// judged as the file instantiates it (128-row tiles: 65,535 x 128 x 576
+// passes 2^32; with 64-row tiles it would not).
 template <unsigned QO_TILE_LEN>
 __global__ void tile_rows(float *q, float *q_nope) {
   uint32_t q_head_idx_start = blockIdx.y * QO_TILE_LEN;
   q[q_head_idx_start + threadIdx.x] = 0.f;
-  // CHECK: strides.cu:[[@LINE+1]]:10: warning: 32-bit unsigned product 'q_head_idx_start * 576u' is used as a memory offset and wraps past 2^32: 'q_head_idx_start' <= 67,107,840 ('blockIdx.y' spans a grid the launcher does not show: Envelope.Grid = 65,535) times '576u' = 576; it wraps once 'q_head_idx_start' >= 7,456,541; widen 'q_head_idx_start' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+  // CHECK: strides.cu:[[@LINE+1]]:10: warning: 32-bit unsigned product 'q_head_idx_start * 576u' is used as a memory offset and wraps past 2^32: 'q_head_idx_start' <= 8,388,480 ('blockIdx.y' spans a grid the launcher does not show: Envelope.Grid = 65,535) times '576u' = 576; it wraps once 'q_head_idx_start' >= 7,456,541; widen 'q_head_idx_start' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
   q_nope[q_head_idx_start * 576u + threadIdx.x] = 0.f;
 }
-template __global__ void tile_rows<64>(float *, float *);
+template __global__ void tile_rows<128>(float *, float *);

@@ -58,3 +58,38 @@ struct PagedView64 {
   int64_t page_stride;
   __device__ float *page_ptr(int page) const { return data + page * page_stride; }
 };
+
+// A template the file instantiates is judged as instantiated: the template
+// arguments are facts, the pattern's names are not. Negative: the row
+// width is 1,024 in every instantiation here (the pattern alone bounds
+// kHiddenDim by its name, as a 16,384-element hidden row, and would report).
+// Positive twin: a 7,168-element row, where 1M tokens wrap.
+template <int kHiddenDim>
+__global__ void gather_rows(float *out, const float *w, const int *token_ids) {
+  int tok = token_ids[blockIdx.x];
+  out[blockIdx.x * 2 + threadIdx.x] = w[tok * kHiddenDim + threadIdx.x];
+}
+template __global__ void gather_rows<1024>(float *, const float *, const int *);
+
+template <int kHiddenDim>
+__global__ void gather_hidden(float *out, const float *w, const int *token_ids) {
+  int tok = token_ids[blockIdx.x];
+  // CHECK: templates.cu:[[@LINE+1]]:41: warning: 32-bit signed product 'tok * kHiddenDim' is used as a memory offset and wraps past 2^31: 'tok' <= 1,048,575 ('token_ids' is an entry of a table named like it: Envelope.Tokens = 1,048,575) times 'kHiddenDim' = 7,168; it wraps once 'tok' >= 299,594; widen 'tok' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+  out[blockIdx.x * 2 + threadIdx.x] = w[tok * kHiddenDim + threadIdx.x];
+}
+template __global__ void gather_hidden<7168>(float *, const float *, const int *);
+
+// Negative: a member function of a class template, instantiated with a
+// 16-row tile (a stage of shared memory would be 2^31 elements only with a
+// tile the pattern's names allow and the file never uses).
+template <int tile_m, int tile_k>
+struct TileLoader {
+  float *gmem;
+  __device__ void load(int tile_idx) {
+    gmem[tile_idx * tile_m * tile_k + threadIdx.x] = 0.f;
+  }
+};
+__global__ void tiles(float *g, int t) {
+  TileLoader<16, 8> L{g};
+  L.load(t);
+}
