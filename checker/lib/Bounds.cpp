@@ -238,6 +238,74 @@ int64_t Bounds::checkedBound(const Node *Mul) const {
   return Best;
 }
 
+// The factors of a product (a * b * c, through widening casts and locals).
+static void mulFactors(const Node *N, std::vector<const Node *> &Out, unsigned Depth = 0) {
+  const Node *S = strip(N);
+  if (S && S->K == Kind::Mul && Depth < 8) {
+    mulFactors(S->op(0), Out, Depth + 1);
+    mulFactors(S->op(1), Out, Depth + 1);
+    return;
+  }
+  Out.push_back(N);
+}
+
+// An index below a quotient, times the divisor: i < n / d (or cdiv(n, d),
+// (n + d - 1) / d) bounds i * d by the dividend. The tile start
+// `m_block * BlockM` under `m_block < ceil_div(m, BlockM)`, `token * hidden`
+// under `token < size / hidden`, `i * threads * vec` under `i < ceil_div(d,
+// vec * threads)`: the offset stays inside what was divided. -1 if no guard
+// says so.
+int64_t Bounds::quotientBound(const Node *Mul) {
+  std::vector<const Node *> Fs;
+  mulFactors(Mul, Fs);
+  if (Fs.size() < 2 || Fs.size() > 6 || Atoms.empty())
+    return -1;
+  for (const Node *F : Fs)
+    if (!F)
+      return -1;
+  int64_t Best = -1;
+  for (size_t I = 0; I < Fs.size(); ++I) {
+    for (const Atom &A : Atoms) {
+      if (!same(A.L, Fs[I]))
+        continue;
+      const Node *Q = strip(A.R);
+      if (!Q || Q->K != Kind::Div)
+        continue;
+      std::vector<const Node *> Ds;
+      mulFactors(Q->op(1), Ds);
+      if (Ds.size() != Fs.size() - 1)
+        continue;
+      // The other factors are the divisor's, in any order.
+      std::vector<bool> Used(Ds.size(), false);
+      bool All = true;
+      for (size_t J = 0; J < Fs.size() && All; ++J) {
+        if (J == I)
+          continue;
+        bool Found = false;
+        for (size_t K = 0; K < Ds.size() && !Found; ++K)
+          if (!Used[K] && same(Fs[J], Ds[K]))
+            Used[K] = Found = true;
+        All = Found;
+      }
+      if (!All)
+        continue;
+      bool NonNeg = true;
+      for (const Node *F : Fs)
+        NonNeg = NonNeg && of(F).Lo >= 0;
+      if (!NonNeg)
+        continue;
+      if (Busy.count(Q->op(0)))
+        continue; // the dividend is being bounded (a guard's cycle): unknown yet
+      const Bound &Num = of(Q->op(0));
+      if (Num.Hi >= Inf || Num.Lo < 0)
+        continue;
+      if (Best < 0 || Num.Hi < Best)
+        Best = Num.Hi;
+    }
+  }
+  return Best;
+}
+
 void Bounds::collectAtoms(const Node *C, bool Positive, std::vector<Atom> &Out, unsigned Depth) {
   C = strip(C);
   if (Depth > 16)
@@ -341,8 +409,10 @@ const Bound &Bounds::of(const Node *N) {
     refine(N, Top);
     Memo.emplace(N, Top);
   }
+  Busy.insert(N);
   Bound B = compute(N);
   refine(N, B);
+  Busy.erase(N);
   if (N->Ty.known() && !N->Ty.Signed && !N->Ty.Pointer && B.Lo < 0)
     B.Lo = 0; // an unsigned value is never negative
   return Memo[N] = B;
@@ -723,6 +793,13 @@ Bound Bounds::compute(const Node *N) {
         R.Hi = Hi;
         R.Exact = of(N->op(I)).Exact;
       }
+    }
+    // An index below a quotient times the divisor: at most the dividend.
+    if (int64_t Hi = quotientBound(N); Hi >= 0 && Hi < R.Hi) {
+      R.Hi = Hi;
+      R.Exact = false;
+      R.Why = "a guard bounds the index by a quotient of what it multiplies";
+      R.Shaped = false;
     }
     // A product the host checks before the launch (TORCH_CHECK(n * h * d <=
     // INT_MAX), a checked-product helper) is bounded by the check when its

@@ -25,6 +25,7 @@
 #include <deque>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 namespace kvlint {
@@ -70,6 +71,7 @@ private:
   const Dimension *launchedAs(const Node *N) const;
   const Bound *stagedOnChip(const Node *Addr);
   int64_t checkedBound(const Node *Mul) const;
+  int64_t quotientBound(const Node *Mul);
   int64_t capOf(std::vector<const Dimension *> Shape, int64_t Scale, std::string &How);
   void collectAtoms(const Node *C, bool Positive, std::vector<Atom> &Out, unsigned Depth = 0);
 
@@ -77,6 +79,7 @@ private:
   const Envelope &E;
   bool Beyond;
   std::unordered_map<const Node *, Bound> Memo;
+  std::unordered_set<const Node *> Busy; ///< being computed (their Memo is a placeholder)
   std::vector<Atom> Atoms;
   unsigned RefineDepth = 0;
   unsigned Nesting = 0; ///< a Bounds for a store's context, from stagedOnChip

@@ -1,0 +1,55 @@
+// KV001 facet: an index bounded by a quotient of what it multiplies. Under
+// `i < n / d` (or a ceil division, `(n + d - 1) / d`), `i * d` stays below
+// the dividend: a row start inside a [tokens, hidden] buffer whose element
+// count is a 32-bit int, a tile start below the rows it tiles, a chunk of a
+// row. Negatives from real kernels (TensorRT-LLM's MoE all-reduce, CUTLASS
+// schedulers, FlashInfer's RMSNorm), each with a positive twin where the
+// dividend is 64-bit or the product has a factor the divisor lacks.
+// RUN: %if kvlint %{ not %kvlint --per-site %s | FileCheck %s --implicit-check-not=warning: %}
+// RUN: %if tidy %{ %tidy %s -- %cuda-flags | FileCheck %s --implicit-check-not=warning: %}
+#include <cstdint>
+
+struct AllReduceParams {
+  int size;       // token_num * hidden_dim elements, an int
+  int hidden_dim;
+  float *input;
+};
+
+// Negative: token_id < size / hidden_dim, so token_id * hidden_dim < size.
+__global__ void moe_reduce_rows(AllReduceParams params) {
+  int num_token = params.size / params.hidden_dim;
+  for (int token_id = blockIdx.x; token_id < num_token; token_id += gridDim.x)
+    params.input[token_id * params.hidden_dim + threadIdx.x] = 0.f;
+}
+
+// Positive: the element count is 64-bit; the quotient no longer says the
+// product fits in 32 bits.
+__global__ void moe_reduce_rows_wide(float *input, int64_t size, int hidden_dim,
+                                     const int *token_ids) {
+  int64_t num_token = size / hidden_dim;
+  int token_id = token_ids[blockIdx.x];
+  if (token_id >= num_token)
+    return;
+  // CHECK: quotient.cu:[[@LINE+1]]:9: warning: 32-bit signed product 'token_id * hidden_dim' is used as a memory offset and wraps past 2^31: 'token_id' <= 1,048,575 ('token_ids' is an entry of a table named like it: Envelope.Tokens = 1,048,575) times 'hidden_dim' <= 16,384 ('hidden_dim' is named like it: Envelope.Hidden = 16,384); widen 'token_id' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+  input[token_id * hidden_dim + threadIdx.x] = 0.f;
+}
+
+// Negative: a chunk of a row, i < ceil_div(d, vec * threads), times
+// threads * vec in the other order (the template is not instantiated: the
+// vector width is a constant of unknown value, the thread count unknown).
+template <uint32_t VEC_SIZE>
+__global__ void norm_chunks(float *x, uint32_t d, uint32_t num_threads) {
+  const uint32_t rounds = (d + VEC_SIZE * num_threads - 1) / (VEC_SIZE * num_threads);
+  for (uint32_t i = 0; i < rounds; i++)
+    x[i * num_threads * VEC_SIZE + threadIdx.x * VEC_SIZE] = 0.f;
+}
+
+// Positive: the product has a factor the divisor does not (the page size).
+__global__ void tile_times_page(float *cache, int num_pages, int page_elems, const int *pages) {
+  int n_tiles = num_pages / 16;
+  int tile = pages[blockIdx.x];
+  if (tile >= n_tiles)
+    return;
+  // CHECK: quotient.cu:[[@LINE+1]]:9: warning: 32-bit signed product 'tile * 16 * page_elems' is used as a memory offset and wraps past 2^31: 'tile * 16' <= 8,388,592 ('num_pages' is named like it: Envelope.KvPages = 8,388,608) times 'page_elems' <= 8,388,607 ('page_elems' is named like it: Envelope.KvPages = 8,388,607); widen 'tile' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+  cache[tile * 16 * page_elems] = 0.f;
+}
