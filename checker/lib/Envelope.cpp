@@ -45,7 +45,7 @@ const DimSpec Specs[] = {
      "all elements of one tensor: a [tokens, hidden] activation at 1M tokens x 16,384 "
      "(Envelope.Tokens x Envelope.Hidden)"},
     {"SpecTokens", 128,
-     "^(max_?|num_?|n_?)*(spec|draft|speculative)_?(len|lens|tokens?|steps)?$",
+     "^(max_?|num_?|n_?)*(spec|draft|speculative)_?(query_?)?(len|lens|tokens?|steps)?$",
      "speculative tokens of one request (max_spec_len, num_draft_tokens; not cu_num_draft_tokens, "
      "a step's running count): vLLM's rejection sampler asserts max_spec_len <= 128 "
      "(MAX_SPEC_LEN); EAGLE trees and n-gram drafts use fewer"},
@@ -60,7 +60,7 @@ const DimSpec Specs[] = {
      "head|^h$|^h_?[qkv]$|^h_?kv$|^nh|^n_?h$|^num_?[qk]?_?heads|^kv_?heads|^q_?heads|"
      "^(pid|bid|i|idx|off)_?h[qkv]?$",
      "DeepSeek V3/R1: 128 query heads"},
-    {"Hidden", 16384, "hidden|d_?model|model_?dim|n_?embd|embed_?dim|^dim$",
+    {"Hidden", 16384, "hidden|d_?model|model_?dim|n_?embd|embed_?dim|^dim$|^token_?dim$",
      "Llama 3.1 405B: hidden size 16,384"},
     {"Intermediate", 65536, "intermediate|ffn|inter_?(size|dim)|inner_?dim|^d$",
      "Llama 3.1 405B: FFN size 53,248; a bare 'd' is an activation row (act_and_mul's d)"},

@@ -138,3 +138,13 @@ __global__ void tile_rows(float *q, float *q_nope) {
   q_nope[q_head_idx_start * 576u + threadIdx.x] = 0.f;
 }
 template __global__ void tile_rows<128>(float *, float *);
+
+// Negative: a rank of the all-reduce times one token's row (TensorRT-LLM's
+// `tokenDim` is the hidden size, not a token count: Envelope.Hidden).
+// Positive twin: a token index times the same row.
+__global__ void allreduce_rank_rows(float *buf, int rank, int tokenDim, const int *token_ids) {
+  buf[rank * tokenDim + threadIdx.x] = 0.f;
+  int token = token_ids[blockIdx.x];
+  // CHECK: strides.cu:[[@LINE+1]]:7: warning: 32-bit signed product 'token * tokenDim' is used as a memory offset and wraps past 2^31: 'token' <= 1,048,575 ('token_ids' is an entry of a table named like it: Envelope.Tokens = 1,048,575) times 'tokenDim' <= 16,384 ('tokenDim' is named like it: Envelope.Hidden = 16,384); widen 'token' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+  buf[token * tokenDim + threadIdx.x] = 1.f;
+}

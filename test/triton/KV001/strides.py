@@ -150,3 +150,12 @@ def spec_rows(out_ptr, logits_ptr, cu_num_draft_tokens_ptr, max_spec_len, vocab_
     tl.store(out_ptr + req_idx * (max_spec_len + 1) + tl.arange(0, 16), 0)
     # CHECK: strides.py:[[@LINE+1]]:27: warning: 32-bit signed product 'start_idx * vocab_size' is used as a memory offset and wraps past 2^31: 'start_idx' <= 1,048,575 ('cu_num_draft_tokens_ptr' is an entry of a table named like it: Envelope.Tokens = 1,048,575) times 'vocab_size' <= 262,144 ('vocab_size' is named like it: Envelope.Vocab = 262,144); widen 'start_idx' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
     tl.store(logits_ptr + start_idx * vocab_size + tl.arange(0, 16), 0)
+
+
+# Negative: a position inside one request's speculative window (SPEC_QUERY_LEN
+# is 1 + its drafts) times a per-position row of a state cache (Kimi's
+# recurrent-state correction).
+@triton.jit
+def spec_window(cache_ptr, block_idx, stride_blk, stride_pos, SPEC_QUERY_LEN: tl.constexpr):
+    for token_offset in tl.static_range(SPEC_QUERY_LEN):
+        tl.store(cache_ptr + block_idx.to(tl.int64) * stride_blk + token_offset * stride_pos + tl.arange(0, 16), 0)
