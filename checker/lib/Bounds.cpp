@@ -269,6 +269,9 @@ int64_t Bounds::quotientBound(const Node *Mul) {
       if (!same(A.L, Fs[I]))
         continue;
       const Node *Q = strip(A.R);
+      // An inlined helper (ceil_div(d, vec * threads)) is its value.
+      for (unsigned J = 0; J < 4 && Q && Q->K == Kind::Call && Q->op(0); ++J)
+        Q = strip(Q->op(0));
       if (!Q || Q->K != Kind::Div)
         continue;
       std::vector<const Node *> Ds;
@@ -289,18 +292,22 @@ int64_t Bounds::quotientBound(const Node *Mul) {
       }
       if (!All)
         continue;
+      // The divisor is not negative (the index itself may be: i * d stays
+      // below n either way; only the upper bound is tightened here).
       bool NonNeg = true;
-      for (const Node *F : Fs)
-        NonNeg = NonNeg && of(F).Lo >= 0;
+      for (size_t J = 0; J < Fs.size(); ++J)
+        NonNeg = NonNeg && (J == I || of(Fs[J]).Lo >= 0);
       if (!NonNeg)
         continue;
       if (Busy.count(Q->op(0)))
         continue; // the dividend is being bounded (a guard's cycle): unknown yet
       const Bound &Num = of(Q->op(0));
-      if (Num.Hi >= Inf || Num.Lo < 0)
+      // (n may be negative: with d > 0, i < trunc(n / d) still gives i * d < n.)
+      if (Num.Hi >= Inf)
         continue;
-      if (Best < 0 || Num.Hi < Best)
-        Best = Num.Hi;
+      int64_t Hi = std::max<int64_t>(Num.Hi, 0);
+      if (Best < 0 || Hi < Best)
+        Best = Hi;
     }
   }
   return Best;

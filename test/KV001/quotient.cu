@@ -22,11 +22,12 @@ __global__ void moe_reduce_rows(AllReduceParams params) {
     params.input[token_id * params.hidden_dim + threadIdx.x] = 0.f;
 }
 
-// Positive: the element count is 64-bit; the quotient no longer says the
-// product fits in 32 bits.
-__global__ void moe_reduce_rows_wide(float *input, int64_t size, int hidden_dim,
+// Positive: the element count is 64-bit (all elements of a [tokens, hidden]
+// activation, Envelope.Elements); the quotient no longer says the product
+// fits in 32 bits.
+__global__ void moe_reduce_rows_wide(float *input, int64_t numel, int hidden_dim,
                                      const int *token_ids) {
-  int64_t num_token = size / hidden_dim;
+  int64_t num_token = numel / hidden_dim;
   int token_id = token_ids[blockIdx.x];
   if (token_id >= num_token)
     return;
@@ -42,6 +43,15 @@ __global__ void norm_chunks(float *x, uint32_t d, uint32_t num_threads) {
   const uint32_t rounds = (d + VEC_SIZE * num_threads - 1) / (VEC_SIZE * num_threads);
   for (uint32_t i = 0; i < rounds; i++)
     x[i * num_threads * VEC_SIZE + threadIdx.x * VEC_SIZE] = 0.f;
+}
+
+// Negative: the same through a ceil_div helper (FlashInfer's RMSNorm).
+__device__ inline uint32_t ceil_div(uint32_t a, uint32_t b) { return (a + b - 1) / b; }
+template <uint32_t VEC_SIZE>
+__global__ void norm_rounds(float *weight, uint32_t d, uint32_t num_threads) {
+  const uint32_t rounds = ceil_div(d, VEC_SIZE * num_threads);
+  for (uint32_t i = 0; i < rounds; i++)
+    weight[i * num_threads * VEC_SIZE + threadIdx.x * VEC_SIZE] = 0.f;
 }
 
 // Positive: the product has a factor the divisor does not (the page size).

@@ -1,0 +1,37 @@
+# KV001 facet: an index below a quotient times the divisor stays below the
+# dividend. A head-dim tile loop, `for i_k in range(tl.cdiv(D, BK))`, makes
+# `i_k * BK` at most D + BK - 1 whatever BK is (fla's ATK kernels); a K loop
+# of a GEMM, `k < cdiv(K, BLOCK_K)`, keeps `k * BLOCK_K` inside K (vLLM's
+# fused MoE scale offsets). Positive twin: a token tile times a row, where
+# the row is not the divisor.
+# RUN: %if kvlint %{ not %kvlint --per-site --checks=KV001 %s | FileCheck %s --implicit-check-not=warning: %}
+import triton
+import triton.language as tl
+
+
+# Negative: the tile start of a head-dim loop times a row stride.
+@triton.jit
+def head_dim_tiles(gk, gk_stride_d, D: tl.constexpr, BK: tl.constexpr):
+    for i_k in range(tl.cdiv(D, BK)):
+        D_range = i_k * BK + tl.arange(0, BK)
+        p_gk = gk + D_range * gk_stride_d  # formed here, masked where it is used
+        tl.store(p_gk, 0)
+
+
+# Negative: a K-group index of a GEMM's scales, K / group_size groups of N.
+@triton.jit
+def k_groups(scales_ptr, N, K, group_size, BLOCK_K: tl.constexpr, BLOCK_N: tl.constexpr):
+    offs_n = tl.arange(0, BLOCK_N)
+    for k_start in range(0, tl.cdiv(K, BLOCK_K)):
+        g_idx = (k_start * BLOCK_K) // group_size
+        tl.load(scales_ptr + g_idx * N + offs_n, mask=offs_n < N)
+
+
+# Positive: a token tile start times a hidden row: the row is not what the
+# token count was divided by.
+@triton.jit
+def token_tiles(x_ptr, num_tokens, hidden_size, BLOCK_M: tl.constexpr):
+    for i_m in range(tl.cdiv(num_tokens, BLOCK_M)):
+        offs_m = i_m * BLOCK_M + tl.arange(0, BLOCK_M)
+        # CHECK: quotient.py:[[@LINE+1]]:26: warning: {{.*}}
+        tl.store(x_ptr + offs_m * hidden_size, 0, mask=offs_m < num_tokens)
