@@ -52,6 +52,10 @@ const DimSpec Specs[] = {
     {"Experts", 512, "^(?!.*(start|loc|offset|token)).*expert", "Qwen3-Next: 512 routed experts"},
     {"TopK", 1024, "top_?k|experts?_?per_?token", "sampling top-k up to 1,024; MoE top-k is at most 22"},
     {"Layers", 128, "layer", "Llama 3.1 405B: 126 layers"},
+    {"Ranks", 1024,
+     "^(n_?|num_?)?ranks?$|^rank_?(id|idx)$|world_?size|^(tp|ep|dp|cp)_?(size|rank)$",
+     "GPUs in one communication group: an NVL72 domain (72), expert parallelism over 256-320 "
+     "GPUs (DeepSeek V3 serving); 1,024 leaves headroom"},
     {"HeadDim", 576,
      "head_?(dim|size)|headdim|^d_?head$|^hd$|^d_?[kv]$|^qk_?dim|rope_?dim|rotary_?dim|kv_?lora|lora_?rank|"
      "^d_?rounded$|^[KV]$|d_?state|state_?dim",
@@ -60,7 +64,8 @@ const DimSpec Specs[] = {
      "head|^h$|^h_?[qkv]$|^h_?kv$|^nh|^n_?h$|^num_?[qk]?_?heads|^kv_?heads|^q_?heads|"
      "^(pid|bid|i|idx|off)_?h[qkv]?$",
      "DeepSeek V3/R1: 128 query heads"},
-    {"Hidden", 16384, "hidden|d_?model|model_?dim|n_?embd|embed_?dim|^dim$|^token_?dim$",
+    {"Hidden", 16384,
+     "hidden|d_?model|model_?dim|n_?embd|embed_?dim|^dim$|^token_?dim$|(in|per)_?token$",
      "Llama 3.1 405B: hidden size 16,384"},
     {"Intermediate", 65536, "intermediate|ffn|inter_?(size|dim)|inner_?dim|^d$",
      "Llama 3.1 405B: FFN size 53,248; a bare 'd' is an activation row (act_and_mul's d)"},

@@ -148,3 +148,12 @@ __global__ void allreduce_rank_rows(float *buf, int rank, int tokenDim, const in
   // CHECK: strides.cu:[[@LINE+1]]:7: warning: 32-bit signed product 'token * tokenDim' is used as a memory offset and wraps past 2^31: 'token' <= 1,048,575 ('token_ids' is an entry of a table named like it: Envelope.Tokens = 1,048,575) times 'tokenDim' <= 16,384 ('tokenDim' is named like it: Envelope.Hidden = 16,384); widen 'token' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
   buf[token * tokenDim + threadIdx.x] = 1.f;
 }
+
+// Negative: a rank of the communication group (Envelope.Ranks, 1,024) times
+// the step's tokens (a per-token comm buffer, MiniMax's reduce-RMS).
+// Positive twin: the same rank times the step's token rows of a hidden.
+__global__ void rank_rows(float *comm, int rank, int tot_tokens, int hidden) {
+  comm[rank * tot_tokens + threadIdx.x] = 0.f;
+  // CHECK: strides.cu:[[@LINE+1]]:8: warning: 32-bit signed product 'rank * tot_tokens * hidden' is used as a memory offset and wraps past 2^31: 'rank * tot_tokens' <= 1,073,740,800 ('tot_tokens' is named like it: Envelope.Tokens = 1,048,575) times 'hidden' <= 16,384 ('hidden' is named like it: Envelope.Hidden = 16,384); widen 'rank' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+  comm[rank * tot_tokens * hidden + threadIdx.x] = 0.f;
+}
