@@ -41,6 +41,9 @@ public:
   Lowerer(ASTContext &Ctx, Function &F, const KernelFacts *KF = nullptr)
       : Ctx(Ctx), SM(Ctx.getSourceManager()), F(F), KF(KF) {}
 
+  /// Records the calls this lowering inlines (Collector::dropInlinedHelpers).
+  void recordInlined(std::set<const CallExpr *> *S) { InlinedCalls = S; }
+
   void lowerFunction(const FunctionDecl *FD) {
     Stack.push_back(FD);
     if (const Stmt *Body = FD->getBody())
@@ -56,6 +59,7 @@ private:
   std::map<const ValueDecl *, const Node *> Env;
   std::vector<Guard> Guards;
   std::vector<const FunctionDecl *> Stack; // inlining stack
+  std::set<const CallExpr *> *InlinedCalls = nullptr;
   std::vector<std::vector<const Node *>> Returns;
   unsigned Depth = 0;
 
@@ -851,6 +855,8 @@ private:
       auto SavedEnv = Env;
       for (unsigned I = First; I < N; ++I)
         Env[FD->getParamDecl(I - First)] = Args[I];
+      if (InlinedCalls)
+        InlinedCalls->insert(CE);
       Stack.push_back(FD);
       Returns.emplace_back();
       lowerStmt(FD->getBody());
@@ -1116,6 +1122,43 @@ bool isKernel(const FunctionDecl *FD) {
   return FD->hasAttr<CUDAGlobalAttr>();
 }
 
+/// A device function (not a kernel, not host-only) written in the file.
+bool isHelper(const FunctionDecl *FD) {
+  return FD->hasAttr<CUDADeviceAttr>() && !FD->hasAttr<CUDAGlobalAttr>() &&
+         !isa<CXXMethodDecl>(FD);
+}
+
+/// Every reference to a function: the direct calls, and all uses (a call's
+/// callee is one use; an address taken is a use that is no call).
+class References : public RecursiveASTVisitor<References> {
+public:
+  bool shouldVisitTemplateInstantiations() const { return true; }
+  bool VisitCallExpr(CallExpr *CE) {
+    if (const FunctionDecl *FD = CE->getDirectCallee())
+      if (isa<DeclRefExpr>(CE->getCallee()->IgnoreParenImpCasts()))
+        Calls[canon(FD)].insert(CE);
+    return true;
+  }
+  bool VisitDeclRefExpr(DeclRefExpr *DR) {
+    if (const auto *FD = dyn_cast<FunctionDecl>(DR->getDecl()))
+      ++Uses[canon(FD)];
+    return true;
+  }
+  bool VisitUnresolvedLookupExpr(UnresolvedLookupExpr *UL) {
+    for (const NamedDecl *D : UL->decls())
+      if (const auto *FD = dyn_cast<FunctionDecl>(D->getUnderlyingDecl()))
+        Uses[canon(FD)] += 1000; // a dependent call: resolved per instantiation
+    return true;
+  }
+  static const FunctionDecl *canon(const FunctionDecl *FD) {
+    if (const FunctionDecl *P = FD->getTemplateInstantiationPattern())
+      FD = P;
+    return FD->getCanonicalDecl();
+  }
+  std::map<const FunctionDecl *, std::set<const CallExpr *>> Calls;
+  std::map<const FunctionDecl *, size_t> Uses;
+};
+
 class Collector : public RecursiveASTVisitor<Collector> {
 public:
   Collector(ASTContext &Ctx, Language L, bool MainOnly,
@@ -1148,11 +1191,14 @@ public:
       }
     }
     Lowerer Lw(Ctx, *Fn, KF);
+    Lw.recordInlined(&Inlined);
     Fn->Range.Begin.File = std::string(SM.getFilename(Loc));
     Fn->Range.Begin.Line = SM.getSpellingLineNumber(Loc);
     Fn->Range.Begin.Col = SM.getSpellingColumnNumber(Loc);
     Fn->Range.Begin.Offset = SM.getFileOffset(Loc);
     Lw.lowerFunction(FD);
+    if (isHelper(FD))
+      Helpers.push_back({Out.size(), References::canon(FD)});
     if (FD->isDependentContext())
       Patterns.push_back({Out.size(), FD->getCanonicalDecl()});
     else if (const FunctionDecl *P = FD->getTemplateInstantiationPattern())
@@ -1166,11 +1212,31 @@ public:
   /// a router's expert count) that the pattern only names. The pattern is
   /// dropped where at least one instantiation was lowered, and kept where
   /// none was (a header's template, instantiated in other files).
-  void dropInstantiatedPatterns() {
+  void dropSuperseded() {
     std::vector<bool> Drop(Out.size(), false);
     for (const auto &[Index, Key] : Patterns)
       if (Instantiated.count(Key))
         Drop[Index] = true;
+    // A device helper whose every reference in the file is a call that was
+    // inlined is judged where it is called, with what each caller passes
+    // (`cp_async_state_chunk(..., /*slot=*/0, ...)`): alone, its
+    // parameters would be bounded by their names only. A helper referenced
+    // otherwise (its address taken, a call not inlined: too deep, recursive)
+    // is judged alone as well.
+    if (!Helpers.empty()) {
+      References Refs;
+      Refs.TraverseDecl(Ctx.getTranslationUnitDecl());
+      for (const auto &[Index, Key] : Helpers) {
+        auto C = Refs.Calls.find(Key);
+        if (C == Refs.Calls.end() || C->second.empty() || Refs.Uses[Key] != C->second.size())
+          continue;
+        bool All = true;
+        for (const CallExpr *CE : C->second)
+          All = All && Inlined.count(CE);
+        if (All)
+          Drop[Index] = true;
+      }
+    }
     size_t W = 0;
     for (size_t I = 0; I < Out.size(); ++I)
       if (!Drop[I])
@@ -1186,6 +1252,8 @@ private:
   const FactsMap &Facts;
   std::set<const FunctionDecl *> Seen;
   std::vector<std::pair<size_t, const FunctionDecl *>> Patterns; ///< (index in Out, pattern)
+  std::vector<std::pair<size_t, const FunctionDecl *>> Helpers;  ///< (index in Out, helper)
+  std::set<const CallExpr *> Inlined; ///< calls some lowering inlined
   std::set<const FunctionDecl *> Instantiated; ///< patterns with a lowered instantiation
 };
 
@@ -1197,7 +1265,7 @@ void lowerASTContext(ASTContext &Ctx, Language L, bool MainFileOnly,
   FactsMap Facts = scanLaunches(Ctx, CheckedHelpers, MainFileOnly);
   Collector C(Ctx, L, MainFileOnly, Out, Facts);
   C.TraverseDecl(Ctx.getTranslationUnitDecl());
-  C.dropInstantiatedPatterns();
+  C.dropSuperseded();
 }
 
 } // namespace kvlint

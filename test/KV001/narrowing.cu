@@ -27,7 +27,9 @@ __global__ void narrow_assign(float *cache, const int64_t *slot_mapping, int hea
 
 // Positive: narrowed by a 32-bit parameter of a device helper.
 __device__ void store_one(float *cache, int slot, int head_size) {
-  // CHECK: narrowing.cu:[[@LINE+1]]:9: warning: 32-bit signed product 'slot * head_size' is used as a memory offset and wraps past 2^31: 'slot' <= 8,388,607 ('slot' is named like it: Envelope.KvSlots = 8,388,607) times 'head_size' <= 576 ('head_size' is named like it: Envelope.HeadDim = 576); widen 'slot' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+  // Judged where it is called (its only use, inlined): the slot is the
+  // caller's slot_mapping entry.
+  // CHECK: narrowing.cu:[[@LINE+1]]:9: warning: 32-bit signed product 'slot * head_size' is used as a memory offset and wraps past 2^31: 'slot' <= 8,388,607 ('slot_mapping' is an entry of a table named like it: Envelope.KvSlots = 8,388,607) times 'head_size' <= 576 ('head_size' is named like it: Envelope.HeadDim = 576); widen 'slot' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
   cache[slot * head_size] = 0.f;
 }
 __global__ void narrow_param(float *cache, const int64_t *slot_mapping, int head_size) {
