@@ -918,12 +918,25 @@ Bound Bounds::compute(const Node *N) {
       Bound R = derived(X, Y, X.Lo >= 0 ? X.Lo / Y.Hi : X.Lo / Y.Lo,
                         X.Hi >= 0 ? X.Hi / Y.Lo : X.Hi / Y.Hi);
       // ... nor leaves the dividend's shape: NT = cdiv(T, BT) is at most a
-      // sequence, and i_b * NT a token of the batch.
-      if (X.Shaped && X.Lo >= 0) {
-        R.Shape = X.Shape;
-        R.Scale = X.Scale;
+      // sequence, and i_b * NT a token of the batch. A ceil division,
+      // (T + BT - 1) / BT, has the shape of T.
+      const Bound *S = &X;
+      if (const Node *Sum = strip(N->op(0)); !X.Shaped && Sum && Sum->K == Kind::Add)
+        for (int I = 0; I < 2; ++I) {
+          const Node *Pad = strip(Sum->op(1 - I));
+          bool RoundUp = Pad && Pad->K == Kind::Sub && same(Pad->op(0), N->op(1)) &&
+                         strip(Pad->op(1)) && strip(Pad->op(1))->K == Kind::Const &&
+                         strip(Pad->op(1))->Value == 1;
+          if (RoundUp && of(Sum->op(I)).Shaped) {
+            S = &of(Sum->op(I));
+            break;
+          }
+        }
+      if (S->Shaped && S->Lo >= 0) {
+        R.Shape = S->Shape;
+        R.Scale = S->Scale;
         R.Shaped = true;
-        R.Dim = X.Dim;
+        R.Dim = S->Dim;
       }
       return R;
     }

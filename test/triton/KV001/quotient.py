@@ -35,3 +35,18 @@ def token_tiles(x_ptr, num_tokens, hidden_size, BLOCK_M: tl.constexpr):
         offs_m = i_m * BLOCK_M + tl.arange(0, BLOCK_M)
         # CHECK: quotient.py:[[@LINE+1]]:26: warning: {{.*}}
         tl.store(x_ptr + offs_m * hidden_size, 0, mask=offs_m < num_tokens)
+
+
+# Negative: a chunk of the flattened batch, i_b * cdiv(T, BT) + i_t, times
+# the heads (a chunk-state row, fla's chunk_o): a ceil division keeps the
+# shape of T, so i_b * NT is bounded by the step's tokens. Positive twin:
+# the same chunk index times a whole K x V state.
+@triton.jit
+def chunk_rows(h, T, HV: tl.constexpr, BT: tl.constexpr, K: tl.constexpr, V: tl.constexpr):
+    i_t, i_bh = tl.program_id(0), tl.program_id(1)
+    i_b, i_h = i_bh // HV, i_bh % HV
+    NT = tl.cdiv(T, BT)
+    i_tg = i_b * NT + i_t
+    tl.store(h + i_tg * HV + i_h + tl.arange(0, 16), 0)
+    # CHECK: quotient.py:[[@LINE+1]]:18: warning: {{.*}}
+    tl.store(h + (i_tg * HV + i_h) * K * V + tl.arange(0, 16), 0)
