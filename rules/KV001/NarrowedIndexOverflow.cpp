@@ -34,9 +34,10 @@ std::vector<OptionSpec> NarrowedIndexOverflow::options() const {
        "regex of helper functions whose results are trusted offsets and whose bodies are not "
        "reported (e.g. ^page_offset$)"},
       {"OnChipPattern", "smem",
-       "regex (case-insensitive) of pointer names (a helper's parameter, an accessor's result) "
-       "that point into shared memory, where the array is declared out of sight: offsets into "
-       "them are bounded by the CTA's shared memory and not reported"},
+       "regex (case-insensitive) of pointer names (a helper's parameter, an accessor's result, "
+       "a member), or of the object a member belongs to (smem in smem.state), that point into "
+       "shared memory, where the array is declared out of sight: offsets into them are bounded "
+       "by the CTA's shared memory and not reported"},
       {"OffsetSinkPattern", "offset|_off$|^off_|ofst",
        "regex (case-insensitive) of arrays that hold offsets for later addressing (a "
        "prefetched `kv_offset[j] = page * stride_page`): the value stored there is checked "
