@@ -41,7 +41,7 @@ public:
   Lowerer(ASTContext &Ctx, Function &F, const KernelFacts *KF = nullptr)
       : Ctx(Ctx), SM(Ctx.getSourceManager()), F(F), KF(KF) {}
 
-  /// Records the calls this lowering inlines (Collector::dropInlinedHelpers).
+  /// Records the calls this lowering inlines (Collector::dropSuperseded).
   void recordInlined(std::set<const CallExpr *> *S) { InlinedCalls = S; }
 
   void lowerFunction(const FunctionDecl *FD) {
@@ -677,24 +677,20 @@ private:
       return LV;
     const Expr *B = Base->IgnoreParenImpCasts();
     // A member of a parameter, of `this`, or of a struct of parameters reads
-    // a kernel argument: params.block_table, paged_kv.stride_page.
+    // a kernel argument: params.block_table, paged_kv.stride_page. Object is
+    // what is named before the dot: `smem` in `smem.state`.
     bool FromParam = false;
-    if (isa<CXXThisExpr>(B))
+    std::string Object = "(expr)";
+    if (isa<CXXThisExpr>(B)) {
       FromParam = true;
-    if (const auto *DR = dyn_cast<DeclRefExpr>(B))
-      if (isa<ParmVarDecl>(DR->getDecl()) && !Env.count(DR->getDecl()))
-        FromParam = true;
-    if (const auto *M = dyn_cast<MemberExpr>(B))
-      if (isa<CXXThisExpr>(M->getBase()->IgnoreParenImpCasts()))
-        FromParam = true;
-    // The object named before the dot: `smem` in `smem.state`.
-    std::string Object = "this";
-    if (const auto *DR = dyn_cast<DeclRefExpr>(B))
+      Object = "this";
+    } else if (const auto *DR = dyn_cast<DeclRefExpr>(B)) {
+      FromParam = isa<ParmVarDecl>(DR->getDecl()) && !Env.count(DR->getDecl());
       Object = DR->getDecl()->getNameAsString();
-    else if (const auto *M = dyn_cast<MemberExpr>(B))
+    } else if (const auto *M = dyn_cast<MemberExpr>(B)) {
+      FromParam = isa<CXXThisExpr>(M->getBase()->IgnoreParenImpCasts());
       Object = M->getMemberDecl()->getNameAsString();
-    else if (!isa<CXXThisExpr>(B))
-      Object = "(expr)";
+    }
     if (FromParam && Ctxt != AccessKind::Store) {
       // this->params.h keeps its path in messages, as written.
       Node *N = param(isa<MemberExpr>(B) ? Object + "." + Field : Field, E);

@@ -924,11 +924,11 @@ Bound Bounds::compute(const Node *N) {
       if (const Node *Sum = strip(N->op(0)); !X.Shaped && Sum && Sum->K == Kind::Add)
         for (int I = 0; I < 2; ++I) {
           const Node *Pad = strip(Sum->op(1 - I));
-          bool RoundUp = Pad && Pad->K == Kind::Sub && same(Pad->op(0), N->op(1)) &&
-                         strip(Pad->op(1)) && strip(Pad->op(1))->K == Kind::Const &&
-                         strip(Pad->op(1))->Value == 1;
-          if (RoundUp && of(Sum->op(I)).Shaped) {
-            S = &of(Sum->op(I));
+          const Node *One = Pad && Pad->K == Kind::Sub ? strip(Pad->op(1)) : nullptr;
+          if (!One || One->K != Kind::Const || One->Value != 1 || !same(Pad->op(0), N->op(1)))
+            continue;
+          if (const Bound &T = of(Sum->op(I)); T.Shaped) {
+            S = &T;
             break;
           }
         }
