@@ -255,6 +255,25 @@ void bench_kv(std::mt19937_64& rng, const char* name, int64_t T, int H, int D, k
   cudaFree(scale);
 }
 
+/// The record store's arguments for T contiguous records of R bytes into
+/// num_pages pages of page_size records (page_bytes apart).
+kvref_record_store_args record_args(const void* src, int64_t R, void* cache, int64_t num_pages,
+                                    int page_size, int64_t page_bytes, const int64_t* slots,
+                                    int64_t T) {
+  kvref_record_store_args a;
+  kvref_record_store_args_init(&a);
+  a.src = src;
+  a.src_stride = R;
+  a.record_bytes = R;
+  a.cache = cache;
+  a.num_pages = num_pages;
+  a.page_size = page_size;
+  a.page_bytes = page_bytes;
+  a.slot_mapping = slots;
+  a.num_tokens = T;
+  return a;
+}
+
 void bench_record(std::mt19937_64& rng, const char* name, int64_t T, int64_t R, int64_t extra) {
   const int page_size = 64;
   const int64_t page_bytes = page_size * R + extra;
@@ -267,17 +286,8 @@ void bench_record(std::mt19937_64& rng, const char* name, int64_t T, int64_t R, 
   BENCH_OK(cudaMemset(src, 0x33, T * R));
   const std::vector<int64_t> hs = paged_slots(rng, T, page_size, num_pages);
   BENCH_OK(cudaMemcpy(slots, hs.data(), T * 8, cudaMemcpyHostToDevice));
-  kvref_record_store_args a;
-  kvref_record_store_args_init(&a);
-  a.src = src;
-  a.src_stride = R;
-  a.record_bytes = R;
-  a.cache = cache;
-  a.num_pages = num_pages;
-  a.page_size = page_size;
-  a.page_bytes = page_bytes;
-  a.slot_mapping = slots;
-  a.num_tokens = T;
+  const kvref_record_store_args a =
+      record_args(src, R, cache, num_pages, page_size, page_bytes, slots, T);
   const double bytes = 2.0 * T * R + T * 8.0;
   time_store("record_store", name, T, bytes, [&] { kvref_record_store(&a, g_stream); });
   if (g_explore && T == 16384) {
@@ -347,17 +357,8 @@ void sweep_records(std::mt19937_64& rng) {
       const std::vector<int64_t> hs = paged_slots(rng, T, page_size, num_pages);
       BENCH_OK(cudaMemcpy(slots, hs.data(), T * 8, cudaMemcpyHostToDevice));
       BENCH_OK(cudaDeviceSynchronize());
-      kvref_record_store_args a;
-      kvref_record_store_args_init(&a);
-      a.src = src;
-      a.src_stride = rec.R;
-      a.record_bytes = rec.R;
-      a.cache = cache;
-      a.num_pages = num_pages;
-      a.page_size = page_size;
-      a.page_bytes = page_bytes;
-      a.slot_mapping = slots;
-      a.num_tokens = T;
+      const kvref_record_store_args a =
+          record_args(src, rec.R, cache, num_pages, page_size, page_bytes, slots, T);
       const double bytes = 2.0 * T * rec.R + T * 8.0;
       time_store("records", rec.name, T, bytes, [&] { kvref_record_store(&a, g_stream); });
       // Today's kernel as the plan shapes it without the bulk path; its cache is the reference.
