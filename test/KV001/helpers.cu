@@ -22,6 +22,18 @@ __global__ void kda_decode(float *out, const float *state, const int64_t *slots,
   load_state_chunk(out, state_for_slot, 0, blockIdx.y, hv_count, threadIdx.y);
 }
 
+// Negative: a helper called twice (K, then V), each call with slot 0 and a
+// state already offset by the slot: both calls are inlined and judged.
+__device__ void store_state_chunk(float *state, const float *src, int slot, int hv_count, int row) {
+  state[(slot * hv_count * kDimV + row) * kDimK + threadIdx.x] = src[threadIdx.x];
+}
+__global__ void kda_store_kv(float *k_state, float *v_state, const float *src, const int64_t *slots,
+                             int64_t slot_stride, int hv_count) {
+  const int64_t off = slots[blockIdx.x] * slot_stride;
+  store_state_chunk(k_state + off, src, 0, hv_count, threadIdx.y);
+  store_state_chunk(v_state + off, src, 0, hv_count, threadIdx.y);
+}
+
 // Positive: the same helper shape, called with the slot itself.
 __device__ void load_slot_chunk(float *dst, const float *state, int slot, int hv_count, int row) {
   // CHECK: helpers.cu:[[@LINE+1]]:28: warning: 32-bit signed product '(slot * hv_count * kDimV + row) * kDimK' {{.*}}
