@@ -619,6 +619,11 @@ int main(int argc, char** argv) {
   g_copy_gbs = measure_copy_bandwidth();
   printf("device %s, %d SMs; cudaMemcpy D2D 2 GiB: %.1f GB/s (read + write)\n", prop.name,
          prop.multiProcessorCount, g_copy_gbs);
+  const char* pdl = getenv("KVREF_PDL");
+  printf("programmatic dependent launch: %s\n",
+         pdl != nullptr && strcmp(pdl, "0") == 0 ? "off (KVREF_PDL=0)"
+         : prop.major >= 9                       ? "on (sm_90+; KVREF_PDL=0 turns it off)"
+                                                 : "off (below sm_90)");
   if (records) {
     sweep_records(rng);
     return 0;

@@ -28,12 +28,46 @@ struct dim3 {
 #error "kvref_launch.cu is compiled as CUDA, as HIP, or with KVREF_EMULATE"
 #endif
 
+// Where a launch goes: the stream, and whether it may start while the kernel before it in the
+// stream drains (programmatic dependent launch, CUDA on sm_90+; see use_pdl()).
+struct Target {
+  gpu_stream_t stream;
+  bool pdl;
+};
+
 #if defined(KVREF_EMULATE) && !defined(KVREF_CUDA) && !defined(KVREF_HIP)
-#define KVREF_LAUNCH(kernel, grid, block, stream, ...) \
-  ((void)(stream), kvref::emu::launch((grid).x, (grid).y, (block).x, kernel, __VA_ARGS__))
+#define KVREF_LAUNCH(kernel, grid, block, target, ...) \
+  ((void)(target), kvref::emu::launch((grid).x, (grid).y, (block).x, kernel, __VA_ARGS__))
+#elif defined(KVREF_HIP)
+#define KVREF_LAUNCH(kernel, grid, block, target, ...) \
+  kernel<<<(grid), (block), 0, (target).stream>>>(__VA_ARGS__)
 #else
-#define KVREF_LAUNCH(kernel, grid, block, stream, ...) \
-  kernel<<<(grid), (block), 0, (stream)>>>(__VA_ARGS__)
+namespace {
+// With target.pdl, the launch carries the programmatic stream serialization attribute: its CTAs
+// may be scheduled while the previous kernel in the stream drains, and each waits in
+// dev::wait_prerequisite_grids (the first thing every kvref kernel does) until that kernel has
+// completed and its memory is visible.
+template <typename... KArgs, typename... Args>
+void launch_cuda(void (*kernel)(KArgs...), dim3 grid, dim3 block, size_t smem, const Target& target,
+                 const Args&... args) {
+  if (!target.pdl) {
+    kernel<<<grid, block, smem, target.stream>>>(args...);
+    return;
+  }
+  cudaLaunchAttribute attr[1];
+  attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attr[0].val.programmaticStreamSerializationAllowed = 1;
+  cudaLaunchConfig_t cfg = {};
+  cfg.gridDim = grid;
+  cfg.blockDim = block;
+  cfg.dynamicSmemBytes = smem;
+  cfg.stream = target.stream;
+  cfg.attrs = attr;
+  cfg.numAttrs = 1;
+  (void)cudaLaunchKernelEx(&cfg, kernel, args...);  // an error is the runtime's last error
+}
+}  // namespace
+#define KVREF_LAUNCH(kernel, grid, block, target, ...) launch_cuda(kernel, (grid), (block), 0, (target), __VA_ARGS__)
 #endif
 
 #include "kvref/kv_store.cuh"
@@ -42,6 +76,9 @@ struct dim3 {
 #include "plan.h"
 
 #if defined(KVREF_CUDA)
+#include <stdlib.h>
+#include <string.h>
+
 #include <atomic>
 #endif
 
@@ -55,7 +92,7 @@ unsigned int blocks_for(int64_t items, int64_t per_block) {
   return static_cast<unsigned int>((items + per_block - 1) / per_block);
 }
 
-kvref_status launch_decode(const kvref::StorePlan& plan, gpu_stream_t s) {
+kvref_status launch_decode(const kvref::StorePlan& plan, const Target& s) {
   using namespace kvref;
   // Split: grid (tokens, 2), one tensor per CTA; else grid (tokens), K and V halves of a CTA.
   const bool y = plan.decode_split_y;
@@ -92,7 +129,9 @@ kvref_status launch_decode(const kvref::StorePlan& plan, gpu_stream_t s) {
 // device (plan_record_store's bulk_smem_limit), or 0 where it cannot run: a device below compute
 // capability 9.0, or a build whose code for this device was compiled for an older architecture
 // (the kernel then only traps; cudaFuncAttributes::ptxVersion is the architecture the code that
-// runs was compiled for).  Asked of the runtime once per device, then cached.
+// runs was compiled for).  Asked of the runtime once per device, then cached.  The kernels are
+// compiled together, so a limit above 0 also says that their code waits for prerequisite grids
+// (use_pdl).
 int64_t bulk_record_smem_limit() {
 #if defined(KVREF_CUDA)
   constexpr int kCachedDevices = 64;
@@ -124,24 +163,40 @@ int64_t bulk_record_smem_limit() {
 #endif
 }
 
-kvref_status launch_store(const kvref::StorePlan& plan, kvref_stream_t stream) {
+// Whether launches on the calling thread's current device use programmatic dependent launch:
+// CUDA, code for sm_90+ on a device of compute capability 9.0+ (below, dev::wait_prerequisite_grids
+// is compiled out, and a kernel launched early would not wait), unless KVREF_PDL=0 is set in the
+// environment (read once).  docs/kvref/README.md.
+bool use_pdl() {
+#if defined(KVREF_CUDA)
+  static const bool allowed = [] {
+    const char* e = getenv("KVREF_PDL");
+    return e == nullptr || strcmp(e, "0") != 0;
+  }();
+  return allowed && bulk_record_smem_limit() > 0;
+#else
+  return false;
+#endif
+}
+
+Target target(kvref_stream_t stream) { return Target{static_cast<gpu_stream_t>(stream), use_pdl()}; }
+
+kvref_status launch_store(const kvref::StorePlan& plan, const Target& s) {
   using namespace kvref;
-  if (plan.decode) return launch_decode(plan, static_cast<gpu_stream_t>(stream));
+  if (plan.decode) return launch_decode(plan, s);
   const int64_t tpb = tokens_per_block(plan);
   const int64_t blocks = (plan.params.num_tokens + tpb - 1) / tpb;
   if (blocks > 0x7fffffff) return KVREF_ERROR_INVALID_VALUE;
 #if defined(KVREF_CUDA)
   if (plan.bulk) {  // one CTA (one warp) per chunk of tokens_per_block tokens
-    record_store_bulk_kernel<><<<static_cast<unsigned int>(blocks), kBulkThreads,
-                                 static_cast<size_t>(plan.bulk_smem), static_cast<gpu_stream_t>(stream)>>>(
-        plan.params);
+    launch_cuda(record_store_bulk_kernel<>, dim3(static_cast<unsigned int>(blocks)), dim3(kBulkThreads), static_cast<size_t>(plan.bulk_smem), s,
+                plan.params);
     return launch_status();
   }
 #endif
   // One launch for K and V: a thread moves both, or blockIdx.y picks one (decode sizes).
   const dim3 grid(static_cast<unsigned int>(blocks), static_cast<unsigned int>(plan.grid_y));
   const dim3 block(plan.params.tokens_per_block << plan.params.lanes_log2);
-  gpu_stream_t s = static_cast<gpu_stream_t>(stream);
   const ScatterParams& p = plan.params;
   const int tpt = plan.tensors_per_thread;
   if (!plan.fp8) {
@@ -213,7 +268,7 @@ kvref_status kvref_slot_mapping(const kvref_slot_mapping_args* args, kvref_strea
   const dim3 grid(blocks_for(args->num_tokens_padded, kvref::kSlotMappingThreads),
                   static_cast<unsigned int>(args->num_groups));
   KVREF_LAUNCH(kvref::slot_mapping_kernel, grid, dim3(kvref::kSlotMappingThreads),
-               static_cast<gpu_stream_t>(stream), *args);
+               target(stream), *args);
   return launch_status();
 }
 
@@ -221,14 +276,14 @@ kvref_status kvref_kv_store(const kvref_kv_store_args* args, kvref_stream_t stre
   const kvref_status st = kvref_validate_kv_store(args);
   if (st != KVREF_SUCCESS) return st;
   if (args->num_tokens == 0) return KVREF_SUCCESS;
-  return launch_store(kvref::plan_kv_store(*args), stream);
+  return launch_store(kvref::plan_kv_store(*args), target(stream));
 }
 
 kvref_status kvref_record_store(const kvref_record_store_args* args, kvref_stream_t stream) {
   const kvref_status st = kvref_validate_record_store(args);
   if (st != KVREF_SUCCESS) return st;
   if (args->num_tokens == 0) return KVREF_SUCCESS;
-  return launch_store(kvref::plan_record_store(*args, bulk_record_smem_limit()), stream);
+  return launch_store(kvref::plan_record_store(*args, bulk_record_smem_limit()), target(stream));
 }
 
 }  // extern "C"

@@ -825,6 +825,250 @@ void test_fp8_exhaustive(std::mt19937_64& rng) {
   }
 }
 
+// ------------------------------------------------------------------------------------------------
+// Programmatic dependent launch.  On sm_90+ kvref launches its kernels so that they may start
+// while the kernel before them in the stream drains, and each kernel waits for that kernel
+// before its first memory access (dev::wait_prerequisite_grids).  late_writer lets its
+// dependents launch at once, then waits ~200 us and only then writes the inputs of the kvref
+// call launched right after it on the same stream: a kvref kernel that read before waiting
+// would see the stale inputs (slots -1, sources zero) and store nothing.  Every case compares
+// the result with the same call made on inputs already in place.  The probe shows that the race
+// is real on this device: a kernel launched the same way that does not wait reads the flag
+// late_writer has not written yet.
+struct LateCopy {
+  void* dst;
+  const void* src;
+  size_t bytes;
+};
+constexpr int kLateCopies = 3;
+struct LateCopies {
+  LateCopy c[kLateCopies];
+};
+constexpr long long kLateNs = 200000;
+
+__global__ void late_writer(LateCopies copies, long long ns) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+  if (threadIdx.x == 0) {
+    unsigned long long t0, t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+    do {
+      asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    } while (static_cast<long long>(t - t0) < ns);
+  }
+  __syncthreads();
+  for (int i = 0; i < kLateCopies; ++i) {
+    const LateCopy& c = copies.c[i];
+    for (size_t b = static_cast<size_t>(blockIdx.x) * blockDim.x + threadIdx.x; b < c.bytes;
+         b += static_cast<size_t>(gridDim.x) * blockDim.x) {
+      static_cast<uint8_t*>(c.dst)[b] = static_cast<const uint8_t*>(c.src)[b];
+    }
+  }
+}
+
+__global__ void pdl_probe(const int* flag, int* seen) { *seen = *reinterpret_cast<const volatile int*>(flag); }
+
+// Launches kernel(args...) with the programmatic stream serialization attribute, as kvref
+// launches its kernels (late_writer too: then it precedes the kvref call the way one kvref
+// kernel precedes the next).
+template <typename... KArgs, typename... Args>
+void launch_with_pdl(void (*kernel)(KArgs...), dim3 grid, dim3 block, cudaStream_t s, Args... args) {
+  cudaLaunchAttribute attr[1];
+  attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attr[0].val.programmaticStreamSerializationAllowed = 1;
+  cudaLaunchConfig_t cfg = {};
+  cfg.gridDim = grid;
+  cfg.blockDim = block;
+  cfg.stream = s;
+  cfg.attrs = attr;
+  cfg.numAttrs = 1;
+  CUDA_OK(cudaLaunchKernelEx(&cfg, kernel, args...));
+}
+
+// Whether a kernel launched with the attribute after late_writer, without waiting, runs before
+// late_writer's writes (1 if it does; that is the race the kvref kernels must close).
+bool pdl_race_observed(cudaStream_t s) {
+  DevBuf<int> flag(1), seen(1), one(std::vector<int>{1});
+  CUDA_OK(cudaMemset(flag.p, 0, sizeof(int)));
+  CUDA_OK(cudaMemset(seen.p, 0xff, sizeof(int)));
+  LateCopies lc = {};
+  lc.c[0] = {flag.p, one.p, sizeof(int)};
+  // Once without delay first: the first launch of a kernel loads its module (CUDA's lazy
+  // loading), and that serialised the two launches in the first version of this probe.
+  launch_with_pdl(late_writer, dim3(1), dim3(32), s, LateCopies{}, 0LL);
+  launch_with_pdl(pdl_probe, dim3(1), dim3(1), s, static_cast<const int*>(flag.p), seen.p);
+  CUDA_OK(cudaDeviceSynchronize());
+  CUDA_OK(cudaMemset(seen.p, 0xff, sizeof(int)));
+  CUDA_OK(cudaDeviceSynchronize());
+  launch_with_pdl(late_writer, dim3(1), dim3(32), s, lc, kLateNs);
+  launch_with_pdl(pdl_probe, dim3(1), dim3(1), s, static_cast<const int*>(flag.p), seen.p);
+  CUDA_OK(cudaStreamSynchronize(s));
+  return seen.download()[0] == 0;
+}
+
+// Runs `call(inputs_ready)` twice: once on the real inputs (the reference), once on stale copies
+// (slots -1, everything else zero) that late_writer overwrites with the real ones only after a
+// delay, the call launched right after it on stream s.  `inputs` lists (stale copy, real) pairs
+// (the first one stale as first_fill bytes);
+// `outputs` the buffers the call writes, compared byte for byte between the two runs.
+template <typename Call>
+void pdl_case(const char* name, cudaStream_t s, std::vector<LateCopy> inputs, std::vector<LateCopy> outputs,
+              Call call, int first_fill = 0xff) {
+  // Reference: the real inputs in place.  `outputs` holds (buffer, saved initial contents).
+  for (const LateCopy& in : inputs) CUDA_OK(cudaMemcpy(in.dst, in.src, in.bytes, cudaMemcpyDeviceToDevice));
+  CUDA_OK(cudaDeviceSynchronize());
+  CHECK(call(s) == KVREF_SUCCESS, "%s: reference call", name);
+  CUDA_OK(cudaStreamSynchronize(s));
+  std::vector<std::vector<uint8_t>> ref;
+  for (const LateCopy& out : outputs) {
+    std::vector<uint8_t> h(out.bytes);
+    CUDA_OK(cudaMemcpy(h.data(), out.dst, out.bytes, cudaMemcpyDeviceToHost));
+    ref.push_back(h);
+    CUDA_OK(cudaMemcpy(out.dst, out.src, out.bytes, cudaMemcpyDeviceToDevice));  // initial contents
+  }
+  // Stale inputs, then late_writer and the call back to back.
+  for (size_t i = 0; i < inputs.size(); ++i) CUDA_OK(cudaMemset(inputs[i].dst, i == 0 ? first_fill : 0, inputs[i].bytes));
+  CUDA_OK(cudaDeviceSynchronize());
+  LateCopies lc = {};
+  for (size_t i = 0; i < inputs.size() && i < kLateCopies; ++i) lc.c[i] = inputs[i];
+  launch_with_pdl(late_writer, dim3(8), dim3(256), s, lc, kLateNs);
+  CHECK(call(s) == KVREF_SUCCESS, "%s: call after late_writer", name);
+  CUDA_OK(cudaStreamSynchronize(s));
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    std::vector<uint8_t> h(outputs[i].bytes);
+    CUDA_OK(cudaMemcpy(h.data(), outputs[i].dst, outputs[i].bytes, cudaMemcpyDeviceToHost));
+    size_t diff = 0;
+    for (size_t b = 0; b < h.size(); ++b) diff += h[b] != ref[i][b];
+    CHECK(diff == 0, "%s: output %zu: %zu bytes differ from the call on inputs in place", name, i, diff);
+  }
+}
+
+void test_pdl_ordering(std::mt19937_64& rng) {
+  cudaStream_t s;
+  CUDA_OK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  const bool race = pdl_race_observed(s);
+  printf("  a kernel launched with programmatic serialization that does not wait %s\n",
+         race ? "runs before late_writer's writes: the race is real here" : "did not overlap (no early launch here)");
+  // (compute-sanitizer serialises launches: under --memcheck the cases still run, the probe
+  // is not required to see the race.)
+  if (g_bulk_smem > 0 && !g_memcheck) {
+    CHECK(race, "sm_90+ device, but the probe saw no early launch: these cases cannot fail");
+  }
+  // K/V stores: the decode kernels (K/V by CTA y, CTA halves, fp8 pairs), the general kernel
+  // (HND rows) and the prefill-sized kernels (copy and fp8).
+  struct Kv {
+    int64_t T;
+    kvref_layout layout;
+    kvref_dtype cache;
+  };
+  const Kv kvs[] = {{16, KVREF_LAYOUT_NHD, KVREF_DTYPE_BF16},    {300, KVREF_LAYOUT_NHD, KVREF_DTYPE_BF16},
+                    {100, KVREF_LAYOUT_HND, KVREF_DTYPE_BF16},   {4096, KVREF_LAYOUT_NHD, KVREF_DTYPE_BF16},
+                    {64, KVREF_LAYOUT_NHD, KVREF_DTYPE_FP8_E4M3}, {4096, KVREF_LAYOUT_HND, KVREF_DTYPE_FP8_E4M3}};
+  const int H = 8, D = 128, bs = 16;
+  for (const Kv& c : kvs) {
+    const int64_t num_blocks = (c.T + bs - 1) / bs * 2 + 1;
+    const size_t src_bytes = static_cast<size_t>(c.T * H * D * 2);
+    const size_t cache_bytes = static_cast<size_t>(num_blocks * bs * H * D * kvref_dtype_size(c.cache));
+    std::vector<int64_t> all(static_cast<size_t>(num_blocks * bs));
+    std::iota(all.begin(), all.end(), 0);
+    std::shuffle(all.begin(), all.end(), rng);
+    std::vector<int64_t> slots(all.begin(), all.begin() + c.T);
+    std::vector<uint8_t> key = random_bytes(rng, src_bytes), value = random_bytes(rng, src_bytes);
+    for (size_t i = 1; i < key.size(); i += 2) {  // finite bf16 values for the fp8 cases
+      key[i] &= 0x3f;
+      value[i] &= 0x3f;
+    }
+    const std::vector<uint8_t> init = random_bytes(rng, cache_bytes);
+    DevBuf<int64_t> real_slots(slots), in_slots(slots.size());
+    DevBuf<uint8_t> real_k(key), real_v(value), in_k(src_bytes), in_v(src_bytes);
+    DevBuf<uint8_t> kc(init), vc(init), kc0(init), vc0(init);
+    DevBuf<float> scale(std::vector<float>{0.37f, 1.3f});
+    kvref_kv_store_args a;
+    kvref_kv_store_args_init(&a);
+    a.key = in_k.p;
+    a.value = in_v.p;
+    a.key_stride_token = a.value_stride_token = H * D;
+    a.key_stride_head = a.value_stride_head = D;
+    a.key_cache = kc.p;
+    a.value_cache = vc.p;
+    a.layout = c.layout;
+    a.num_blocks = num_blocks;
+    a.block_size = bs;
+    a.num_heads = H;
+    a.head_size = D;
+    a.slot_mapping = in_slots.p;
+    a.num_tokens = c.T;
+    a.src_dtype = KVREF_DTYPE_BF16;
+    a.cache_dtype = c.cache;
+    a.k_scale = scale.p;
+    a.v_scale = scale.p + 1;
+    char name[96];
+    snprintf(name, sizeof name, "kv store %lld tokens %s%s", (long long)c.T, c.layout == KVREF_LAYOUT_NHD ? "NHD" : "HND",
+             c.cache == KVREF_DTYPE_FP8_E4M3 ? " fp8" : "");
+    pdl_case(name, s,
+             {{in_slots.p, real_slots.p, slots.size() * 8}, {in_k.p, real_k.p, src_bytes}, {in_v.p, real_v.p, src_bytes}},
+             {{kc.p, kc0.p, cache_bytes}, {vc.p, vc0.p, cache_bytes}},
+             [&](cudaStream_t st) { return kvref_kv_store(&a, st); });
+  }
+  // Record stores: scatter_copy_kernel (41 tokens) and the bulk kernel on sm_90+ (2,053).
+  for (int64_t T : {int64_t(41), int64_t(2053)}) {
+    const int64_t R = 656, page_size = 64, num_pages = (T + page_size - 1) / page_size * 2 + 1;
+    const size_t cache_bytes = static_cast<size_t>(num_pages * page_size * R);
+    std::vector<int64_t> slots(static_cast<size_t>(T));
+    std::iota(slots.begin(), slots.end(), page_size + 5);  // runs across pages
+    const std::vector<uint8_t> src = random_bytes(rng, static_cast<size_t>(T * R));
+    const std::vector<uint8_t> init = random_bytes(rng, cache_bytes);
+    DevBuf<int64_t> real_slots(slots), in_slots(slots.size());
+    DevBuf<uint8_t> real_src(src), in_src(src.size()), cache(init), cache0(init);
+    kvref_record_store_args a;
+    kvref_record_store_args_init(&a);
+    a.src = in_src.p;
+    a.src_stride = R;
+    a.record_bytes = R;
+    a.cache = cache.p;
+    a.num_pages = num_pages;
+    a.page_size = static_cast<int32_t>(page_size);
+    a.page_bytes = page_size * R;
+    a.slot_mapping = in_slots.p;
+    a.num_tokens = T;
+    char name[96];
+    snprintf(name, sizeof name, "record store %lld tokens%s", (long long)T, takes_bulk_path(a) ? " (bulk path)" : "");
+    pdl_case(name, s, {{in_slots.p, real_slots.p, slots.size() * 8}, {in_src.p, real_src.p, src.size()}},
+             {{cache.p, cache0.p, cache_bytes}}, [&](cudaStream_t st) { return kvref_record_store(&a, st); });
+  }
+  // Slot mapping: the positions arrive late (stale: 0, the first slot of each row's first block).
+  {
+    const int rows = 64, width = 128, bs16 = 16;
+    std::vector<int32_t> table(rows * width);
+    std::iota(table.begin(), table.end(), 7);
+    std::vector<int32_t> idx(rows), qsl(rows + 1);
+    std::iota(idx.begin(), idx.end(), 0);
+    std::shuffle(idx.begin(), idx.end(), rng);
+    for (int r = 0; r <= rows; ++r) qsl[r] = r * 8;
+    std::vector<int64_t> pos(rows * 8);
+    for (size_t i = 0; i < pos.size(); ++i) pos[i] = static_cast<int64_t>(rng() % (width * bs16));
+    DevBuf<int32_t> dt(table), di(idx), dq(qsl);
+    DevBuf<int64_t> real_pos(pos), in_pos(pos.size());
+    const std::vector<int64_t> init(pos.size() + 8, 12345);
+    DevBuf<int64_t> out(init), out0(init);
+    kvref_slot_mapping_args a;
+    kvref_slot_mapping_args_init(&a);
+    a.num_groups = 1;
+    a.groups[0] = {dt.p, width, width, bs16, out.p};
+    a.num_reqs = rows;
+    a.num_rows = rows;
+    a.idx_mapping = di.p;
+    a.query_start_loc = dq.p;
+    a.positions = in_pos.p;
+    a.num_tokens = static_cast<int64_t>(pos.size());
+    a.num_tokens_padded = a.num_tokens + 8;
+    pdl_case("slot mapping", s, {{in_pos.p, real_pos.p, pos.size() * 8}}, {{out.p, out0.p, init.size() * 8}},
+             [&](cudaStream_t st) { return kvref_slot_mapping(&a, st); }, 0);
+  }
+  CUDA_OK(cudaStreamDestroy(s));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -868,6 +1112,7 @@ int main(int argc, char** argv) {
   section("record store random", [&] { test_record_store_random(rng); });
   section("record store bulk", [&] { test_record_store_bulk(rng); });
   section("fp8 quantiser exhaustive", [&] { test_fp8_exhaustive(rng); });
+  section("dependent launch ordering", [&] { test_pdl_ordering(rng); });
   if (large && (wanted("large kv store") || wanted("large record store"))) {
     const int64_t capacity = ((INT64_C(1) << 33) + (INT64_C(1) << 20));  // 8 GiB + 1 MiB each
     uint8_t* k = nullptr;

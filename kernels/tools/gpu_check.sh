@@ -14,6 +14,8 @@
 #                                                store and V2 slot mapping against kvref
 #   KVREF_PEER_FLASHINFER=<FlashInfer checkout>  kernels/bench/flashinfer_peer.cu, compiled here
 #                                                against its include/: AppendPagedKVCache vs kvref
+# kvref_bench runs twice: as the library launches by default, then with KVREF_PDL=0 (no
+# programmatic dependent launch; bench_no_pdl.log; KVREF_BENCH_NO_PDL=0 skips that run).
 # KVREF_BENCH_ARGS is passed to kvref_bench (e.g. --explore).  KVREF_SKIP_TESTS=1 skips the
 # GPU tests and memcheck, KVREF_SKIP_MEMCHECK=1 memcheck alone (benchmark-only reruns).
 set -u
@@ -101,6 +103,12 @@ fi
 t0=$(date +%s)
 timeout "${KVREF_BENCH_TIMEOUT:-120}" "$B/kvref_bench" ${KVREF_BENCH_ARGS:-} 2>&1 | tee "$OUT/bench.log"
 log "kvref_bench: $(( $(date +%s) - t0 )) s"
+# The same figures without programmatic dependent launch (docs/kvref/README.md), for comparison.
+if [ "${KVREF_PDL:-1}" != 0 ] && [ "${KVREF_BENCH_NO_PDL:-1}" = 1 ]; then
+  t0=$(date +%s)
+  KVREF_PDL=0 timeout "${KVREF_BENCH_TIMEOUT:-120}" "$B/kvref_bench" ${KVREF_BENCH_ARGS:-} > "$OUT/bench_no_pdl.log" 2>&1
+  log "kvref_bench with KVREF_PDL=0: $(( $(date +%s) - t0 )) s (bench_no_pdl.log)"
+fi
 
 if [ -n "$TORCH_PID" ]; then
   t0=$(date +%s)

@@ -235,6 +235,7 @@ KVREF_DEVICE inline const ScatterTensor& store_tensor(const ScatterParams& p, in
 template <typename V, int kMode, int kU = kStoreVectors / tensors_per_thread(kMode), bool kNc = true,
           bool kStreamStore = false>
 KVREF_GLOBAL void scatter_copy_kernel(const ScatterParams p) {
+  dev::wait_prerequisite_grids();
   constexpr int kTensors = tensors_per_thread(kMode);
   uint32_t lane;
   const int64_t token = store_token<kMode>(p, lane);
@@ -508,6 +509,7 @@ constexpr int fp8_default_unroll(int src_dtype) { return src_dtype == 2 ? kStore
 
 template <int kSrc, int kMode, int kU = fp8_default_unroll(kSrc), bool kNc = true, int kElems = 8>
 KVREF_GLOBAL void scatter_fp8_vec_kernel(const ScatterParams p) {
+  dev::wait_prerequisite_grids();
   typedef typename SrcElem<kSrc>::raw Raw;
   constexpr int kTensors = tensors_per_thread(kMode);
   constexpr int kBytes = kElems * static_cast<int>(sizeof(Raw));
@@ -604,6 +606,7 @@ KVREF_DEVICE inline int64_t decode_destination(const DecodeParams& p, int64_t sl
 
 template <typename V, bool kDense, bool kSplitY = false>
 KVREF_GLOBAL void scatter_copy_decode_kernel(const DecodeParams p) {
+  dev::wait_prerequisite_grids();
   const uint32_t lanes = 1u << p.lanes_log2;
   // K in the low half of the CTA, V in the high half (kSplitY: K and V in separate CTAs,
   // blockIdx.y).  The parameters are selected, not indexed: an index into a kernel parameter
@@ -633,6 +636,7 @@ KVREF_DEVICE inline void store_fp8_unit8(unsigned char* d, const uint32_t (&w)[k
 
 template <int kSrc, bool kDense, bool kSplitY = false>
 KVREF_GLOBAL void scatter_fp8_decode_kernel(const DecodeParams p) {
+  dev::wait_prerequisite_grids();
   typedef typename SrcElem<kSrc>::raw Raw;
   constexpr int kLoads = static_cast<int>(sizeof(Raw)) / 2;  // Vec16 loads per unit
   const uint32_t lanes = 1u << p.lanes_log2;
@@ -690,6 +694,7 @@ KVREF_DEVICE inline Vec16 quantize_pair_words(const uint32_t (&w)[kWords], const
 
 template <int kSrc, bool kDense, bool kSplitY, int kPairs>
 KVREF_GLOBAL void scatter_fp8_decode_pairs_kernel(const DecodeParams p) {
+  dev::wait_prerequisite_grids();
   typedef typename SrcElem<kSrc>::raw Raw;
   constexpr int kLoads = static_cast<int>(sizeof(Raw));  // Vec16 loads per pair: 2 or 4
   const uint32_t lanes = 1u << p.lanes_log2;
@@ -736,6 +741,7 @@ KVREF_GLOBAL void scatter_fp8_decode_pairs_kernel(const DecodeParams p) {
 // Quantising K/V store, one element per unit (any alignment).
 template <int kSrc>
 KVREF_GLOBAL void scatter_fp8_scalar_kernel(const ScatterParams p) {
+  dev::wait_prerequisite_grids();
   typedef typename SrcElem<kSrc>::raw Raw;
   uint32_t lane;
   const int64_t token = store_token<kBoth>(p, lane);
@@ -856,6 +862,7 @@ KVREF_DEVICE inline void bulk_store(unsigned char* dst, uint32_t src, uint32_t b
 template <bool kHintLoads = false, bool kHintStores = false>
 __global__ void __launch_bounds__(kBulkThreads) record_store_bulk_kernel(const ScatterParams p) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  dev::wait_prerequisite_grids();
   extern __shared__ __align__(128) unsigned char rows[];  // the chunk's records, back to back
   __shared__ __align__(8) uint64_t arrived;               // mbarrier: the records are in `rows`
   const ScatterTensor& tt = p.tensor[0];

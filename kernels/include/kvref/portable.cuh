@@ -81,6 +81,19 @@ KVREF_DEVICE inline uint32_t block_y() { return blockIdx.y; }
 #endif
 #endif  // KVREF_GPU
 
+#if defined(KVREF_GPU)
+// Programmatic dependent launch (CUDA, sm_90+): a kernel launched with the programmatic
+// stream serialization attribute may start while the kernel before it in the stream drains;
+// this waits until the grids it depends on have completed and their memory is visible.  For a
+// launch without the attribute (and on HIP, in emulation, below sm_90) it returns at once.
+// Every kvref kernel calls it before its first memory access.
+KVREF_DEVICE inline void wait_prerequisite_grids() {
+#if defined(KVREF_CUDA) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+#endif  // KVREF_GPU
+
 }  // namespace dev
 }  // namespace kvref
 

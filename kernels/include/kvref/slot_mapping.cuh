@@ -64,6 +64,7 @@ KVREF_HOST_DEVICE inline int64_t slot_for_position(const kvref_slot_group& g, in
 
 #if defined(KVREF_GPU)
 KVREF_GLOBAL void slot_mapping_kernel(const kvref_slot_mapping_args args) {
+  dev::wait_prerequisite_grids();
   const kvref_slot_group& g = args.groups[dev::block_y()];
   const int64_t t = page_offset(dev::block_x(), kSlotMappingThreads) + dev::thread_x();
   if (t >= args.num_tokens_padded) return;
