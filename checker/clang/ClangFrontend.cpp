@@ -215,7 +215,7 @@ private:
 };
 
 std::vector<std::string> baseArgs(const ClangInput &In, bool Host) {
-  std::vector<std::string> A = {"clang++", "-fsyntax-only", "-w", "-ferror-limit=0",
+  std::vector<std::string> A = {"clang++", "-fsyntax-only", "-w", "-ferror-limit=0", "-fno-spell-checking",
                                 "-fno-delayed-template-parsing",
                                 "-resource-dir=" KVLINT_CLANG_RESOURCE_DIR};
   bool HasStd = false;
