@@ -497,10 +497,13 @@ Bound Bounds::dim(const Dimension &D, const std::string &Name, const char *How) 
   // size; a count of it (num_tokens, seq_len, total) may equal it.
   static const std::regex Count("^(num|n|total|max|cnt)_?|(len|count|size|num|total)s?$",
                                 std::regex::icase);
-  if (!E.isSize(D) && !std::regex_search(leafName(Name), Count))
+  const bool Index = !E.isSize(D) && !std::regex_search(leafName(Name), Count);
+  const int64_t Size = B.Hi;
+  if (Index)
     B.Hi -= 1;
   B.Exact = false;
-  B.Why = "'" + Name + "' " + How + ": Envelope." + D.Key + " = " + withCommas(B.Hi);
+  B.Why = "'" + Name + "' " + How + ": " + (Index ? "below " : "") + "Envelope." + D.Key + " = " +
+          withCommas(Size);
   B.Dim = &D;
   B.Shape = {&D};
   B.Shaped = true;

@@ -12,14 +12,14 @@
 // Positive: cast of the product.
 __global__ void cast_after(float *cache, const int *pages, int page_stride) {
   int page = pages[blockIdx.x];
-  // CHECK: casts.cu:[[@LINE+1]]:30: warning: 32-bit signed product 'page * page_stride' is used as a memory offset and wraps past 2^31: 'page' <= 8,388,607 ('pages' is an entry of a table named like it: Envelope.KvPages = 8,388,607) times 'page_stride' <= 16,384 ('page_stride' is named like it: Envelope.Stride = 16,384); widen 'page' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+  // CHECK: casts.cu:[[@LINE+1]]:30: warning: 32-bit signed product 'page * page_stride' is used as a memory offset and wraps past 2^31: 'page' <= 8,388,607 ('pages' is an entry of a table named like it: below Envelope.KvPages = 8,388,608) times 'page_stride' <= 16,384 ('page_stride' is named like it: Envelope.Stride = 16,384); widen 'page' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
   cache[static_cast<int64_t>(page * page_stride)] = 0.f;
 }
 
 // Positive: C-style cast of the product.
 __global__ void c_cast_after(float *cache, const int *pages, int page_stride) {
   int page = pages[blockIdx.x];
-  // CHECK: casts.cu:[[@LINE+1]]:19: warning: 32-bit signed product 'page * page_stride' is used as a memory offset and wraps past 2^31: 'page' <= 8,388,607 ('pages' is an entry of a table named like it: Envelope.KvPages = 8,388,607) times 'page_stride' <= 16,384 ('page_stride' is named like it: Envelope.Stride = 16,384); widen 'page' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+  // CHECK: casts.cu:[[@LINE+1]]:19: warning: 32-bit signed product 'page * page_stride' is used as a memory offset and wraps past 2^31: 'page' <= 8,388,607 ('pages' is an entry of a table named like it: below Envelope.KvPages = 8,388,608) times 'page_stride' <= 16,384 ('page_stride' is named like it: Envelope.Stride = 16,384); widen 'page' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
   cache[(int64_t)(page * page_stride)] = 0.f;
 }
 
@@ -33,14 +33,14 @@ __global__ void cast_last(float *cache, const int *pages, int num_heads, int hea
 
 // Positive: a ?: whose arms are both int: the common type is int.
 __global__ void ternary_common(float *cache, const int *pages, const int *alt, int page_stride, bool b) {
-  // CHECK: casts.cu:[[@LINE+1]]:9: warning: 32-bit signed product '(b ? pages[0] : alt[0]) * page_stride' is used as a memory offset and wraps past 2^31: 'b ? pages[0] : alt[0]' <= 8,388,607 ('pages' is an entry of a table named like it: Envelope.KvPages = 8,388,607) times 'page_stride' <= 16,384 ('page_stride' is named like it: Envelope.Stride = 16,384); widen 'b ? pages[0] : alt[0]' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+  // CHECK: casts.cu:[[@LINE+1]]:9: warning: 32-bit signed product '(b ? pages[0] : alt[0]) * page_stride' is used as a memory offset and wraps past 2^31: 'b ? pages[0] : alt[0]' <= 8,388,607 ('pages' is an entry of a table named like it: below Envelope.KvPages = 8,388,608) times 'page_stride' <= 16,384 ('page_stride' is named like it: Envelope.Stride = 16,384); widen 'b ? pages[0] : alt[0]' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
   cache[(b ? pages[0] : alt[0]) * page_stride] = 0.f;
 }
 
 // Positive: cast to a 64-bit unsigned of an int product.
 __global__ void cast_unsigned_after(float *cache, const int *pages, int page_stride) {
   int page = pages[blockIdx.x];
-  // CHECK: casts.cu:[[@LINE+1]]:20: warning: 32-bit signed product 'page * page_stride' is used as a memory offset and wraps past 2^31: 'page' <= 8,388,607 ('pages' is an entry of a table named like it: Envelope.KvPages = 8,388,607) times 'page_stride' <= 16,384 ('page_stride' is named like it: Envelope.Stride = 16,384); widen 'page' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+  // CHECK: casts.cu:[[@LINE+1]]:20: warning: 32-bit signed product 'page * page_stride' is used as a memory offset and wraps past 2^31: 'page' <= 8,388,607 ('pages' is an entry of a table named like it: below Envelope.KvPages = 8,388,608) times 'page_stride' <= 16,384 ('page_stride' is named like it: Envelope.Stride = 16,384); widen 'page' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
   cache[(uint64_t)(page * page_stride)] = 0.f;
 }
 

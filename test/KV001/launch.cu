@@ -10,7 +10,7 @@
 
 // Positive: vLLM's act_and_mul before its fix (token x 2 x d in 32 bits).
 __global__ void act_and_mul(float *out, const float *in, int d) {
-  // CHECK: launch.cu:[[@LINE+1]]:25: warning: 32-bit unsigned product 'blockIdx.x * 2 * d' is used as a memory offset and wraps past 2^32: 'blockIdx.x * 2' <= 131,070 ('blockIdx.x' spans a grid the launcher does not show: Envelope.Grid = 65,535) times 'd' <= 65,536 ('d' is named like it: Envelope.Intermediate = 65,536); widen 'blockIdx.x' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+  // CHECK: launch.cu:[[@LINE+1]]:25: warning: 32-bit unsigned product 'blockIdx.x * 2 * d' is used as a memory offset and wraps past 2^32: 'blockIdx.x * 2' <= 131,070 ('blockIdx.x' spans a grid the launcher does not show: below Envelope.Grid = 65,536) times 'd' <= 65,536 ('d' is named like it: Envelope.Intermediate = 65,536); widen 'blockIdx.x' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
   const float *x = in + blockIdx.x * 2 * d;
   for (int i = threadIdx.x; i < d; i += blockDim.x)
     // The row alone (grid x d < 2^32) wraps only beyond the envelope.
@@ -20,7 +20,7 @@ __global__ void act_and_mul(float *out, const float *in, int d) {
 
 // Positive: a row of logits per token (token x vocabulary).
 __global__ void logits_row(float *logits, const float *bias, int vocab_size) {
-  // CHECK: launch.cu:[[@LINE+1]]:10: warning: 32-bit unsigned product 'blockIdx.x * vocab_size' is used as a memory offset and wraps past 2^32: 'blockIdx.x' <= 65,535 ('blockIdx.x' spans a grid the launcher does not show: Envelope.Grid = 65,535) times 'vocab_size' <= 262,144 ('vocab_size' is named like it: Envelope.Vocab = 262,144); widen 'blockIdx.x' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+  // CHECK: launch.cu:[[@LINE+1]]:10: warning: 32-bit unsigned product 'blockIdx.x * vocab_size' is used as a memory offset and wraps past 2^32: 'blockIdx.x' <= 65,535 ('blockIdx.x' spans a grid the launcher does not show: below Envelope.Grid = 65,536) times 'vocab_size' <= 262,144 ('vocab_size' is named like it: Envelope.Vocab = 262,144); widen 'blockIdx.x' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
   logits[blockIdx.x * vocab_size + threadIdx.x] += bias[threadIdx.x];
 }
 

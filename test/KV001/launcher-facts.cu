@@ -50,7 +50,7 @@ __global__ void split_k(const unsigned *b_q, unsigned *out, int size_k, int size
 }
 __global__ void split_k_any(const unsigned *b_q, unsigned *out, int size_k, int size_n) {
   const int k_start = blockIdx.z * (size_k / gridDim.z);
-  // CHECK: launcher-facts.cu:[[@LINE+1]]:26: warning: 32-bit signed product '(k_start / 8) * size_n' is used as a memory offset and wraps past 2^31: 'k_start / 8' <= 67,098,624 (the grid spans splits ('splits' is bounded by no fact: Envelope.Grid = 65,535)) times 'size_n' <= 8,191 ('size_n' is bounded by no fact: Envelope.Unknown = 8,191); widen 'k_start / 8' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+  // CHECK: launcher-facts.cu:[[@LINE+1]]:26: warning: 32-bit signed product '(k_start / 8) * size_n' is used as a memory offset and wraps past 2^31: 'k_start / 8' <= 67,098,624 (the grid spans splits ('splits' is bounded by no fact: below Envelope.Grid = 65,536)) times 'size_n' <= 8,191 ('size_n' is bounded by no fact: below Envelope.Unknown = 8,192); widen 'k_start / 8' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
   out[threadIdx.x] = b_q[(k_start / 8) * size_n + threadIdx.x];
 }
 void launch_split(const unsigned *b_q, unsigned *out, int size_k, int size_n, int splits) {

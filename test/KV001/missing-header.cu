@@ -15,7 +15,7 @@
 // Positive: still found after three missing includes.
 __global__ void after_missing(float *cache, const int *block_table, int page_stride) {
   int page = block_table[blockIdx.x];
-  // CHECK: missing-header.cu:[[@LINE+1]]:9: warning: 32-bit signed product 'page * page_stride' is used as a memory offset and wraps past 2^31: 'page' <= 8,388,607 ('block_table' is an entry of a table named like it: Envelope.KvPages = 8,388,607) times 'page_stride' <= 16,384 ('page_stride' is named like it: Envelope.Stride = 16,384); widen 'page' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+  // CHECK: missing-header.cu:[[@LINE+1]]:9: warning: 32-bit signed product 'page * page_stride' is used as a memory offset and wraps past 2^31: 'page' <= 8,388,607 ('block_table' is an entry of a table named like it: below Envelope.KvPages = 8,388,608) times 'page_stride' <= 16,384 ('page_stride' is named like it: Envelope.Stride = 16,384); widen 'page' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
   cache[page * page_stride] = 0.f;
 }
 

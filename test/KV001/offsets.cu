@@ -10,14 +10,14 @@
 // Positive: deep inside the offset tree: cache[page * k + head * d + lane].
 __global__ void deep_tree(float *cache, const int *block_table, int page_stride, int head_dim) {
   int page = block_table[blockIdx.x];
-  // CHECK: offsets.cu:[[@LINE+1]]:34: warning: 32-bit signed product 'page * page_stride' is used as a memory offset and wraps past 2^31: 'page' <= 8,388,607 ('block_table' is an entry of a table named like it: Envelope.KvPages = 8,388,607) times 'page_stride' <= 16,384 ('page_stride' is named like it: Envelope.Stride = 16,384); widen 'page' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+  // CHECK: offsets.cu:[[@LINE+1]]:34: warning: 32-bit signed product 'page * page_stride' is used as a memory offset and wraps past 2^31: 'page' <= 8,388,607 ('block_table' is an entry of a table named like it: below Envelope.KvPages = 8,388,608) times 'page_stride' <= 16,384 ('page_stride' is named like it: Envelope.Stride = 16,384); widen 'page' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
   cache[threadIdx.y * head_dim + page * page_stride + threadIdx.x] = 0.f;
 }
 
 // Positive: pointer arithmetic, not dereferenced here.
 __global__ void pointer_arith(float *cache, const int *block_table, int page_stride, float v) {
   int page = block_table[blockIdx.x];
-  // CHECK: offsets.cu:[[@LINE+1]]:29: warning: 32-bit signed product 'page * page_stride' is used as a memory offset and wraps past 2^31: 'page' <= 8,388,607 ('block_table' is an entry of a table named like it: Envelope.KvPages = 8,388,607) times 'page_stride' <= 16,384 ('page_stride' is named like it: Envelope.Stride = 16,384); widen 'page' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+  // CHECK: offsets.cu:[[@LINE+1]]:29: warning: 32-bit signed product 'page * page_stride' is used as a memory offset and wraps past 2^31: 'page' <= 8,388,607 ('block_table' is an entry of a table named like it: below Envelope.KvPages = 8,388,608) times 'page_stride' <= 16,384 ('page_stride' is named like it: Envelope.Stride = 16,384); widen 'page' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
   float *page_ptr = cache + page * page_stride;
   page_ptr[threadIdx.x] = v;
 }
@@ -25,7 +25,7 @@ __global__ void pointer_arith(float *cache, const int *block_table, int page_str
 // Positive: the offset hoisted into a variable first.
 __global__ void hoisted(float *cache, const int *block_table, int page_stride) {
   int page = block_table[blockIdx.x];
-  // CHECK: offsets.cu:[[@LINE+1]]:16: warning: 32-bit signed product 'page * page_stride' is used as a memory offset and wraps past 2^31: 'page' <= 8,388,607 ('block_table' is an entry of a table named like it: Envelope.KvPages = 8,388,607) times 'page_stride' <= 16,384 ('page_stride' is named like it: Envelope.Stride = 16,384); widen 'page' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+  // CHECK: offsets.cu:[[@LINE+1]]:16: warning: 32-bit signed product 'page * page_stride' is used as a memory offset and wraps past 2^31: 'page' <= 8,388,607 ('block_table' is an entry of a table named like it: below Envelope.KvPages = 8,388,608) times 'page_stride' <= 16,384 ('page_stride' is named like it: Envelope.Stride = 16,384); widen 'page' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
   int offset = page * page_stride + threadIdx.x;
   cache[offset] = 0.f;
 }
@@ -33,7 +33,7 @@ __global__ void hoisted(float *cache, const int *block_table, int page_stride) {
 // Positive: through a macro argument.
 __global__ void via_macro(float *cache, const int *block_table, int page_stride) {
   int page = block_table[blockIdx.x];
-  // CHECK: offsets.cu:[[@LINE+1]]:9: warning: 32-bit signed product 'KV_OFFSET(page, page_stride)' is used as a memory offset and wraps past 2^31: 'page' <= 8,388,607 ('block_table' is an entry of a table named like it: Envelope.KvPages = 8,388,607) times 'page_stride' <= 16,384 ('page_stride' is named like it: Envelope.Stride = 16,384); widen 'page' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+  // CHECK: offsets.cu:[[@LINE+1]]:9: warning: 32-bit signed product 'KV_OFFSET(page, page_stride)' is used as a memory offset and wraps past 2^31: 'page' <= 8,388,607 ('block_table' is an entry of a table named like it: below Envelope.KvPages = 8,388,608) times 'page_stride' <= 16,384 ('page_stride' is named like it: Envelope.Stride = 16,384); widen 'page' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
   cache[KV_OFFSET(page, page_stride)] = 0.f;
 }
 
@@ -50,7 +50,7 @@ __global__ void loop_pointer(float *cache, const int *block_table, int num_pages
   float *p = cache;
   for (int i = 0; i < num_pages; ++i) {
     int page = block_table[i];
-    // CHECK: offsets.cu:[[@LINE+1]]:10: warning: 32-bit signed product 'page * page_stride' is used as a memory offset and wraps past 2^31: 'page' <= 8,388,607 ('block_table' is an entry of a table named like it: Envelope.KvPages = 8,388,607) times 'page_stride' <= 16,384 ('page_stride' is named like it: Envelope.Stride = 16,384); widen 'page' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+    // CHECK: offsets.cu:[[@LINE+1]]:10: warning: 32-bit signed product 'page * page_stride' is used as a memory offset and wraps past 2^31: 'page' <= 8,388,607 ('block_table' is an entry of a table named like it: below Envelope.KvPages = 8,388,608) times 'page_stride' <= 16,384 ('page_stride' is named like it: Envelope.Stride = 16,384); widen 'page' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
     p += page * page_stride;
     *p = 0.f;
   }
@@ -59,7 +59,7 @@ __global__ void loop_pointer(float *cache, const int *block_table, int num_pages
 // Positive: through a ternary arm.
 __global__ void ternary_arm(float *cache, const int *block_table, int page_stride, bool k) {
   int page = block_table[blockIdx.x];
-  // CHECK: offsets.cu:[[@LINE+1]]:17: warning: 32-bit signed product 'page * page_stride' is used as a memory offset and wraps past 2^31: 'page' <= 8,388,607 ('block_table' is an entry of a table named like it: Envelope.KvPages = 8,388,607) times 'page_stride' <= 16,384 ('page_stride' is named like it: Envelope.Stride = 16,384); widen 'page' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+  // CHECK: offsets.cu:[[@LINE+1]]:17: warning: 32-bit signed product 'page * page_stride' is used as a memory offset and wraps past 2^31: 'page' <= 8,388,607 ('block_table' is an entry of a table named like it: below Envelope.KvPages = 8,388,608) times 'page_stride' <= 16,384 ('page_stride' is named like it: Envelope.Stride = 16,384); widen 'page' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
   cache[k ? 0 : page * page_stride] = 0.f;
 }
 

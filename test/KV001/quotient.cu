@@ -31,7 +31,7 @@ __global__ void moe_reduce_rows_wide(float *input, int64_t numel, int hidden_dim
   int token_id = token_ids[blockIdx.x];
   if (token_id >= num_token)
     return;
-  // CHECK: quotient.cu:[[@LINE+1]]:9: warning: 32-bit signed product 'token_id * hidden_dim' is used as a memory offset and wraps past 2^31: 'token_id' <= 1,048,575 ('token_ids' is an entry of a table named like it: Envelope.Tokens = 1,048,575) times 'hidden_dim' <= 16,384 ('hidden_dim' is named like it: Envelope.Hidden = 16,384); widen 'token_id' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+  // CHECK: quotient.cu:[[@LINE+1]]:9: warning: 32-bit signed product 'token_id * hidden_dim' is used as a memory offset and wraps past 2^31: 'token_id' <= 1,048,575 ('token_ids' is an entry of a table named like it: below Envelope.Tokens = 1,048,576) times 'hidden_dim' <= 16,384 ('hidden_dim' is named like it: Envelope.Hidden = 16,384); widen 'token_id' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
   input[token_id * hidden_dim + threadIdx.x] = 0.f;
 }
 
@@ -60,6 +60,6 @@ __global__ void tile_times_page(float *cache, int num_pages, int page_elems, con
   int tile = pages[blockIdx.x];
   if (tile >= n_tiles)
     return;
-  // CHECK: quotient.cu:[[@LINE+1]]:9: warning: 32-bit signed product 'tile * 16 * page_elems' is used as a memory offset and wraps past 2^31: 'tile * 16' <= 8,388,592 ('num_pages' is named like it: Envelope.KvPages = 8,388,608) times 'page_elems' <= 8,388,607 ('page_elems' is named like it: Envelope.KvPages = 8,388,607); widen 'tile' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+  // CHECK: quotient.cu:[[@LINE+1]]:9: warning: 32-bit signed product 'tile * 16 * page_elems' is used as a memory offset and wraps past 2^31: 'tile * 16' <= 8,388,592 ('num_pages' is named like it: Envelope.KvPages = 8,388,608) times 'page_elems' <= 8,388,607 ('page_elems' is named like it: below Envelope.KvPages = 8,388,608); widen 'tile' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
   cache[tile * 16 * page_elems] = 0.f;
 }

@@ -42,6 +42,6 @@ __global__ void staged_by_asm(float *out, const int *cu_seqlens, int HV) {
   // The array is filled by a copy the kernel does not show as a store: its
   // entries are bounded only by their table's name.
   asm volatile("" ::"r"(cu_seqlens[blockIdx.y]));
-  // CHECK: staged.cu:[[@LINE+1]]:7: warning: 32-bit signed product '(p[0] * HV + b) * 128' is used as a memory offset and wraps past 2^31: 'p[0] * HV + b' <= 16,781,183 ('p' is loaded from a table no name explains: Envelope.Loaded = 131,071) times '128' = 128; it wraps once 'p[0] * HV + b' >= 16,777,216; widen 'p[0]' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+  // CHECK: staged.cu:[[@LINE+1]]:7: warning: 32-bit signed product '(p[0] * HV + b) * 128' is used as a memory offset and wraps past 2^31: 'p[0] * HV + b' <= 16,781,183 ('p' is loaded from a table no name explains: below Envelope.Loaded = 131,072) times '128' = 128; it wraps once 'p[0] * HV + b' >= 16,777,216; widen 'p[0]' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
   out[(p[0] * HV + b) * 128] = 1.f;
 }

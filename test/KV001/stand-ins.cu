@@ -26,7 +26,7 @@ using namespace cute;
 template <typename Params>
 __global__ void dq_accum(const Params params, int m_block) {
   const int bidb = blockIdx.y, bidh = blockIdx.z;
-  // CHECK: stand-ins.cu:[[@LINE+1]]:23: warning: 32-bit signed product '(m_block * 128 + 128 * bidb) * params.h * params.d_rounded' is used as a memory offset and wraps past 2^31: '(m_block * 128 + 128 * bidb) * params.h' <= 201,293,824 ('m_block' is bounded by no fact: Envelope.Unknown = 8,191) times 'params.d_rounded' <= 576 ('d_rounded' is named like it: Envelope.HeadDim = 576); widen 'm_block' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+  // CHECK: stand-ins.cu:[[@LINE+1]]:23: warning: 32-bit signed product '(m_block * 128 + 128 * bidb) * params.h * params.d_rounded' is used as a memory offset and wraps past 2^31: '(m_block * 128 + 128 * bidb) * params.h' <= 201,293,824 ('m_block' is bounded by no fact: below Envelope.Unknown = 8,192) times 'params.d_rounded' <= 576 ('d_rounded' is named like it: Envelope.HeadDim = 576); widen 'm_block' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
   const int64_t row = (m_block * 128 + 128 * bidb) * params.h * params.d_rounded + bidh * params.d_rounded;
   Tensor g = make_tensor(make_gmem_ptr(reinterpret_cast<float *>(params.dq_accum_ptr) + row),
                          Shape<Int<128>, Int<128>>{}, make_stride(params.h * params.d_rounded, _1{}));
@@ -48,7 +48,7 @@ template <typename Params, typename BlockInfo>
 __global__ void dq_accum_helper(const Params params, const BlockInfo binfo) {
   const int bidb = blockIdx.y;
   float *p = reinterpret_cast<float *>(params.dq_accum_ptr) +
-             // CHECK: stand-ins.cu:[[@LINE+1]]:29: warning: 32-bit signed product 'params.seqlen_q_rounded * params.h * params.d_rounded' is used as a memory offset and wraps past 2^31: 'params.seqlen_q_rounded * params.h' <= 134,217,600 ('seqlen_q_rounded' is named like it: Envelope.Tokens = 1,048,575) times 'params.d_rounded' <= 576 ('d_rounded' is named like it: Envelope.HeadDim = 576); widen 'params.seqlen_q_rounded' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+             // CHECK: stand-ins.cu:[[@LINE+1]]:29: warning: 32-bit signed product 'params.seqlen_q_rounded * params.h * params.d_rounded' is used as a memory offset and wraps past 2^31: 'params.seqlen_q_rounded * params.h' <= 134,217,600 ('seqlen_q_rounded' is named like it: below Envelope.Tokens = 1,048,576) times 'params.d_rounded' <= 576 ('d_rounded' is named like it: Envelope.HeadDim = 576); widen 'params.seqlen_q_rounded' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
              binfo.q_offset(params.seqlen_q_rounded * params.h * params.d_rounded, params.h * params.d_rounded, bidb);
   p[threadIdx.x] = 0.f;
 }
@@ -76,7 +76,7 @@ __global__ void decoder(at::PackedTensorAccessor32<scalar_t, 4, at::RestrictPtrT
                         const int *seq_positions, int K_stride_1) {
   const int t = seq_positions[blockIdx.x];
   const scalar_t *base = cache_K.data();
-  // CHECK: stand-ins.cu:[[@LINE+1]]:32: warning: 32-bit signed product 't * K_stride_1' is used as a memory offset and wraps past 2^31: 't' <= 1,048,575 ('seq_positions' is an entry of a table named like it: Envelope.Context = 1,048,575) times 'K_stride_1' <= 16,384 ('K_stride_1' is named like it: Envelope.Stride = 16,384); widen 't' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+  // CHECK: stand-ins.cu:[[@LINE+1]]:32: warning: 32-bit signed product 't * K_stride_1' is used as a memory offset and wraps past 2^31: 't' <= 1,048,575 ('seq_positions' is an entry of a table named like it: below Envelope.Context = 1,048,576) times 'K_stride_1' <= 16,384 ('K_stride_1' is named like it: Envelope.Stride = 16,384); widen 't' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
   const scalar_t *row = base + t * K_stride_1;
   (void)row;
 }

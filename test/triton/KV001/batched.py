@@ -47,7 +47,7 @@ def kv_blocks_any(dv, T, V, B: tl.constexpr, H: tl.constexpr, BK: tl.constexpr, 
     i_kv, i_bh = tl.program_id(0), tl.program_id(2).to(tl.int64)
     NV = tl.cdiv(V, BV)
     i_k = i_kv // NV
-    # CHECK: batched.py:[[@LINE+1]]:27: warning: 32-bit signed product 'B * H * i_k' is used as a memory offset and wraps past 2^31: 'B * H' <= 524,160 ('B' is named like it: Envelope.Requests = 4,095) times 'i_k' <= 65,535 (the grid spans NK*NV, divided by NV ('NK' is bounded by no fact: Envelope.Grid = 65,536)); widen 'B' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+    # CHECK: batched.py:[[@LINE+1]]:27: warning: 32-bit signed product 'B * H * i_k' is used as a memory offset and wraps past 2^31: 'B * H' <= 524,160 ('B' is named like it: below Envelope.Requests = 4,096) times 'i_k' <= 65,535 (the grid spans NK*NV, divided by NV ('NK' is bounded by no fact: Envelope.Grid = 65,536)); widen 'B' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
     tl.store(dv + (i_bh + B * H * i_k) * T * V + tl.arange(0, BK), 0)
 
 

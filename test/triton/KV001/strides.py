@@ -13,7 +13,7 @@ PAGE_STRIDE_WRAPPED = tl.constexpr(74880)
 @triton.jit
 def constexpr_stride(cache_ptr, table_ptr, STRIDE: tl.constexpr):
     page = tl.load(table_ptr + tl.program_id(0))
-    # CHECK: strides.py:[[@LINE+1]]:26: warning: 32-bit signed product 'page * STRIDE' is used as a memory offset and wraps past 2^31: 'page' <= 8,388,607 ('page' is named like it: Envelope.KvPages = 8,388,607) times 'STRIDE' <= 16,384 ('STRIDE' is named like it: Envelope.Stride = 16,384); widen 'page' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+    # CHECK: strides.py:[[@LINE+1]]:26: warning: 32-bit signed product 'page * STRIDE' is used as a memory offset and wraps past 2^31: 'page' <= 8,388,607 ('page' is named like it: below Envelope.KvPages = 8,388,608) times 'STRIDE' <= 16,384 ('STRIDE' is named like it: Envelope.Stride = 16,384); widen 'page' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
     tl.store(cache_ptr + page * STRIDE, 0)
 
 
@@ -28,7 +28,7 @@ def constexpr_stride_fixed(cache_ptr, table_ptr, STRIDE: tl.constexpr):
 @triton.jit
 def param_stride(cache_ptr, table_ptr, stride_cache_page):
     page = tl.load(table_ptr + tl.program_id(0))
-    # CHECK: strides.py:[[@LINE+1]]:26: warning: 32-bit signed product 'page * stride_cache_page' is used as a memory offset and wraps past 2^31: 'page' <= 8,388,607 ('page' is named like it: Envelope.KvPages = 8,388,607) times 'stride_cache_page' <= 16,384 ('stride_cache_page' is named like it: Envelope.Stride = 16,384); widen 'page' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+    # CHECK: strides.py:[[@LINE+1]]:26: warning: 32-bit signed product 'page * stride_cache_page' is used as a memory offset and wraps past 2^31: 'page' <= 8,388,607 ('page' is named like it: below Envelope.KvPages = 8,388,608) times 'stride_cache_page' <= 16,384 ('stride_cache_page' is named like it: Envelope.Stride = 16,384); widen 'page' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
     tl.store(cache_ptr + page * stride_cache_page, 0)
 
 
@@ -43,11 +43,11 @@ def param_stride_fixed(cache_ptr, table_ptr, stride_cache_page):
 @triton.jit
 def module_constants(cache_ptr, table_ptr):
     page = tl.load(table_ptr + tl.program_id(0))
-    # CHECK: strides.py:[[@LINE+1]]:26: warning: 32-bit signed product 'page * PAGE_STRIDE' is used as a memory offset and wraps past 2^31: 'page' <= 8,388,607 ('page' is named like it: Envelope.KvPages = 8,388,607) times 'PAGE_STRIDE' = 74,880; it wraps once 'page' >= 28,680; widen 'page' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+    # CHECK: strides.py:[[@LINE+1]]:26: warning: 32-bit signed product 'page * PAGE_STRIDE' is used as a memory offset and wraps past 2^31: 'page' <= 8,388,607 ('page' is named like it: below Envelope.KvPages = 8,388,608) times 'PAGE_STRIDE' = 74,880; it wraps once 'page' >= 28,680; widen 'page' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
     tl.store(cache_ptr + page * PAGE_STRIDE, 0)
-    # CHECK: strides.py:[[@LINE+1]]:26: warning: 32-bit signed product 'page * PAGE_STRIDE_TL' is used as a memory offset and wraps past 2^31: 'page' <= 8,388,607 ('page' is named like it: Envelope.KvPages = 8,388,607) times 'PAGE_STRIDE_TL' = 74,880; it wraps once 'page' >= 28,680; widen 'page' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+    # CHECK: strides.py:[[@LINE+1]]:26: warning: 32-bit signed product 'page * PAGE_STRIDE_TL' is used as a memory offset and wraps past 2^31: 'page' <= 8,388,607 ('page' is named like it: below Envelope.KvPages = 8,388,608) times 'PAGE_STRIDE_TL' = 74,880; it wraps once 'page' >= 28,680; widen 'page' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
     tl.store(cache_ptr + page * PAGE_STRIDE_TL, 1)
-    # CHECK: strides.py:[[@LINE+1]]:26: warning: 32-bit signed product 'PAGE_STRIDE_WRAPPED * page' is used as a memory offset and wraps past 2^31: 'PAGE_STRIDE_WRAPPED' = 74,880 times 'page' <= 8,388,607 ('page' is named like it: Envelope.KvPages = 8,388,607); it wraps once 'page' >= 28,680; widen 'page' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+    # CHECK: strides.py:[[@LINE+1]]:26: warning: 32-bit signed product 'PAGE_STRIDE_WRAPPED * page' is used as a memory offset and wraps past 2^31: 'PAGE_STRIDE_WRAPPED' = 74,880 times 'page' <= 8,388,607 ('page' is named like it: below Envelope.KvPages = 8,388,608); it wraps once 'page' >= 28,680; widen 'page' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
     tl.store(cache_ptr + PAGE_STRIDE_WRAPPED * page, 2)
 
 
@@ -63,7 +63,7 @@ def unit_stride(cache_ptr, table_ptr):
 @triton.jit
 def constexpr_product(cache_ptr, table_ptr, HEADS: tl.constexpr, DIM: tl.constexpr):
     page = tl.load(table_ptr + tl.program_id(0))
-    # CHECK: strides.py:[[@LINE+1]]:26: warning: 32-bit signed product 'page * (HEADS * DIM)' is used as a memory offset and wraps past 2^31: 'page' <= 8,388,607 ('page' is named like it: Envelope.KvPages = 8,388,607) times 'HEADS * DIM' <= 2,097,152 ('DIM' is named like it: Envelope.Hidden = 16,384); widen 'page' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+    # CHECK: strides.py:[[@LINE+1]]:26: warning: 32-bit signed product 'page * (HEADS * DIM)' is used as a memory offset and wraps past 2^31: 'page' <= 8,388,607 ('page' is named like it: below Envelope.KvPages = 8,388,608) times 'HEADS * DIM' <= 2,097,152 ('DIM' is named like it: Envelope.Hidden = 16,384); widen 'page' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
     tl.store(cache_ptr + page * (HEADS * DIM), 0)
 
 
@@ -77,7 +77,7 @@ def stride_times_stride(cache_ptr, stride_a, stride_b):
 @triton.jit
 def chain(cache_ptr, table_ptr, HEADS: tl.constexpr, DIM: tl.constexpr):
     page = tl.load(table_ptr + tl.program_id(0))
-    # CHECK: strides.py:[[@LINE+1]]:26: warning: 32-bit signed product 'page * HEADS * DIM' is used as a memory offset and wraps past 2^31: 'page * HEADS' <= 1,073,741,696 ('page' is named like it: Envelope.KvPages = 8,388,607) times 'DIM' <= 16,384 ('DIM' is named like it: Envelope.Hidden = 16,384); widen 'page' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+    # CHECK: strides.py:[[@LINE+1]]:26: warning: 32-bit signed product 'page * HEADS * DIM' is used as a memory offset and wraps past 2^31: 'page * HEADS' <= 1,073,741,696 ('page' is named like it: below Envelope.KvPages = 8,388,608) times 'DIM' <= 16,384 ('DIM' is named like it: Envelope.Hidden = 16,384); widen 'page' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
     tl.store(cache_ptr + page * HEADS * DIM, 0)
 
 
@@ -85,7 +85,7 @@ def chain(cache_ptr, table_ptr, HEADS: tl.constexpr, DIM: tl.constexpr):
 @triton.jit
 def shift(cache_ptr, table_ptr):
     page = tl.load(table_ptr + tl.program_id(0))
-    # CHECK: strides.py:[[@LINE+1]]:27: warning: 32-bit signed product 'page << 16' is used as a memory offset and wraps past 2^31: 'page' <= 8,388,607 ('page' is named like it: Envelope.KvPages = 8,388,607) shifted by '16' = 16; widen 'page' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+    # CHECK: strides.py:[[@LINE+1]]:27: warning: 32-bit signed product 'page << 16' is used as a memory offset and wraps past 2^31: 'page' <= 8,388,607 ('page' is named like it: below Envelope.KvPages = 8,388,608) shifted by '16' = 16; widen 'page' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
     tl.store(cache_ptr + (page << 16), 0)
 
 
@@ -96,9 +96,9 @@ def shift(cache_ptr, table_ptr):
 def batch_offset(q_ptr, o_ptr, stride_qb, stride_ob, stride_qh, stride_qm):
     off_b = tl.program_id(1)
     off_h = tl.program_id(2)
-    # CHECK: strides.py:[[@LINE+1]]:25: warning: 32-bit signed product 'off_b * stride_qb' is used as a memory offset and wraps past 2^31: 'off_b' <= 65,535 ('program_id(1)' spans a grid the launcher does not show: Envelope.Grid = 65,535) times 'stride_qb' <= 2,147,483,648 ('stride_qb' is named like it: Envelope.BatchStride = 2,147,483,648); widen 'off_b' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+    # CHECK: strides.py:[[@LINE+1]]:25: warning: 32-bit signed product 'off_b * stride_qb' is used as a memory offset and wraps past 2^31: 'off_b' <= 65,535 ('program_id(1)' spans a grid the launcher does not show: below Envelope.Grid = 65,536) times 'stride_qb' <= 2,147,483,648 ('stride_qb' is named like it: Envelope.BatchStride = 2,147,483,648); widen 'off_b' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
     q = tl.load(q_ptr + off_b * stride_qb + off_h * stride_qh + tl.arange(0, 64) * stride_qm)
-    # CHECK: strides.py:[[@LINE+1]]:22: warning: 32-bit signed product 'off_b * stride_ob' is used as a memory offset and wraps past 2^31: 'off_b' <= 65,535 ('program_id(1)' spans a grid the launcher does not show: Envelope.Grid = 65,535) times 'stride_ob' <= 2,147,483,648 ('stride_ob' is named like it: Envelope.BatchStride = 2,147,483,648); widen 'off_b' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+    # CHECK: strides.py:[[@LINE+1]]:22: warning: 32-bit signed product 'off_b * stride_ob' is used as a memory offset and wraps past 2^31: 'off_b' <= 65,535 ('program_id(1)' spans a grid the launcher does not show: below Envelope.Grid = 65,536) times 'stride_ob' <= 2,147,483,648 ('stride_ob' is named like it: Envelope.BatchStride = 2,147,483,648); widen 'off_b' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
     tl.store(o_ptr + off_b * stride_ob + tl.arange(0, 64), q)
 
 
@@ -148,7 +148,7 @@ def spec_rows(out_ptr, logits_ptr, cu_num_draft_tokens_ptr, max_spec_len, vocab_
     req_idx = tl.program_id(0)
     start_idx = tl.load(cu_num_draft_tokens_ptr + req_idx)
     tl.store(out_ptr + req_idx * (max_spec_len + 1) + tl.arange(0, 16), 0)
-    # CHECK: strides.py:[[@LINE+1]]:27: warning: 32-bit signed product 'start_idx * vocab_size' is used as a memory offset and wraps past 2^31: 'start_idx' <= 1,048,575 ('cu_num_draft_tokens_ptr' is an entry of a table named like it: Envelope.Tokens = 1,048,575) times 'vocab_size' <= 262,144 ('vocab_size' is named like it: Envelope.Vocab = 262,144); widen 'start_idx' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+    # CHECK: strides.py:[[@LINE+1]]:27: warning: 32-bit signed product 'start_idx * vocab_size' is used as a memory offset and wraps past 2^31: 'start_idx' <= 1,048,575 ('cu_num_draft_tokens_ptr' is an entry of a table named like it: below Envelope.Tokens = 1,048,576) times 'vocab_size' <= 262,144 ('vocab_size' is named like it: Envelope.Vocab = 262,144); widen 'start_idx' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
     tl.store(logits_ptr + start_idx * vocab_size + tl.arange(0, 16), 0)
 
 
