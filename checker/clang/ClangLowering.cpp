@@ -130,6 +130,8 @@ private:
       return IntTy::pointer();
     if (T->isBooleanType())
       return IntTy::boolean();
+    if (T->isRealFloatingType())
+      return IntTy::floating();
     if (const auto *ET = T->getAs<EnumType>())
       T = ET->getDecl()->getIntegerType();
     if (T.isNull() || !T->isIntegerType())

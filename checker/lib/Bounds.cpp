@@ -598,6 +598,15 @@ Bound Bounds::leafByName(const Node *N, const std::string &Given, const char *Fa
 }
 
 Bound Bounds::compute(const Node *N) {
+  // A floating-point value: nothing integer about it to bound.
+  if (N->Ty.Float) {
+    Bound B;
+    B.Lo = -Inf;
+    B.Hi = Inf;
+    B.Exact = false;
+    B.Why = "a floating-point value";
+    return B;
+  }
   Bound TB = typeBound(N->Ty);
   // Narrow values (8/16-bit, booleans) are bounded by their type.
   if (N->Ty.known() && !N->Ty.Pointer && N->Ty.Bits <= 16 && N->K != Kind::Const)
@@ -734,8 +743,12 @@ Bound Bounds::compute(const Node *N) {
     return B;
   }
   case Kind::Cast: {
-    Bound B = of(N->op(0));
     const Node *From = N->op(0);
+    // An integer converted from a float (floor(x * scale)): the float's
+    // arithmetic bounds nothing; bounded like a value no fact bounds.
+    if (From && From->Ty.Float && !N->Ty.Float && !N->Ty.Pointer)
+      return dim(*E.byKey("Unknown"), N->Text, "is converted from a floating-point value");
+    Bound B = of(N->op(0));
     if (N->Ty.known() && !N->Ty.Pointer && From && From->Ty.known() &&
         N->Ty.Bits < From->Ty.Bits && (B.Lo < TB.Lo || B.Hi > TB.Hi)) {
       // A narrowing that can cut the value: anything of the new type.

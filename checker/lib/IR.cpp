@@ -45,6 +45,7 @@ const Node *stripVars(const Node *N) {
 static std::string tyName(const IntTy &T) {
   if (T.Pointer) return "ptr";
   if (T.Bool) return "i1";
+  if (T.Float) return "f";
   if (!T.known()) return "?";
   return (T.Signed ? "i" : "u") + std::to_string(T.Bits);
 }

@@ -432,7 +432,9 @@ Val FnLowerer::memoryRead(const Val &From, TSNode E) {
 }
 
 Val FnLowerer::opaqueCall(const std::string &Name, const Args &A, TSNode E) {
-  Node *N = mk(Kind::Call, IntTy::unknown(), E);
+  // A call on a float (tl.math.floor(x), tl.exp(x)) gives a float.
+  const bool OnFloat = !A.Pos.empty() && A.Pos[0].isNode() && A.Pos[0].Nd->Ty.Float;
+  Node *N = mk(Kind::Call, OnFloat ? IntTy::floating() : IntTy::unknown(), E);
   N->Name = Name;
   for (const Val &V : A.Pos)
     if (V.isNode()) N->Ops.push_back(V.Nd);

@@ -29,7 +29,7 @@ bool dtypeByName(const std::string &S, IntTy &T, bool &IsFloat) {
     return true;
   }
   if (S.rfind("float", 0) == 0 || S.rfind("bfloat", 0) == 0 || S.rfind("fp", 0) == 0) {
-    T = IntTy::unknown();
+    T = IntTy::floating();
     IsFloat = true;
     return true;
   }
@@ -38,6 +38,7 @@ bool dtypeByName(const std::string &S, IntTy &T, bool &IsFloat) {
 
 /// Triton's integer promotion for two (non-weak) integer types.
 IntTy promoteInts(IntTy A, IntTy B) {
+  if (A.Float || B.Float) return IntTy::floating(); // int op float: a float
   if (A.Bool && !B.Bool) return B;
   if (B.Bool && !A.Bool) return A;
   if (A.Bool && B.Bool) return A;
@@ -139,6 +140,7 @@ bool FnLowerer::constOf(const Node *N, int64_t &V) {
 
 /// Type of a binary arithmetic operation per Triton's promotion.
 IntTy FnLowerer::promote(const Node *A, const Node *B) const {
+  if (A->Ty.Float || B->Ty.Float) return IntTy::floating(); // a float literal too
   bool WA = isWeak(A), WB = isWeak(B);
   if (WA && WB) return i64(); // Python int arithmetic at compile time: exact
   if (WA) return B->Ty.Bool ? i32() : B->Ty;
@@ -250,6 +252,7 @@ Val FnLowerer::exprImpl(TSNode E) {
   if (is(E, "none")) return Val();
   if (is(E, "float") || is(E, "string") || is(E, "concatenated_string")) {
     Node *N = unknown(E);
+    if (is(E, "float")) N->Ty = IntTy::floating();
     Weak.insert(N);
     return Val::node(N);
   }
@@ -430,7 +433,7 @@ Val FnLowerer::binop(const std::string &Op, const Val &LV, const Val &RV, TSNode
   else if (Op == "^") K = Kind::Xor;
   else {
     // `/` is true division (float), `**`, `@`: not integer index math.
-    Node *N = mk(Kind::Unknown, IntTy::unknown(), At, {L, R});
+    Node *N = mk(Kind::Unknown, Op == "/" ? IntTy::floating() : IntTy::unknown(), At, {L, R});
     N->Name = Op;
     return Val::node(N);
   }

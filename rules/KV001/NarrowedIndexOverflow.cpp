@@ -138,6 +138,8 @@ struct NarrowedIndexOverflow::Walk {
   /// A value's width for the rule: its type, else what the template's
   /// instantiations give it (effective), else its holder's.
   IntTy widthOf(const Node *N) const {
+    if (N->Ty.Float) // float arithmetic: no integer product
+      return N->Ty;
     IntTy Ty = N->Ty.known() ? N->Ty : effective(N);
     if (Ty.known() || !Holder.known() || !runtimeDependent(N))
       return Ty;
@@ -150,7 +152,7 @@ struct NarrowedIndexOverflow::Walk {
   /// template's enum) leaves the product unjudged: its value is the
   /// template's, and the envelope has nothing to say about it.
   static bool runtimeDependent(const Node *N, unsigned Depth = 0) {
-    if (!N || Depth > 16)
+    if (!N || Depth > 16 || N->Ty.Float)
       return false;
     if (N->Ty.known())
       return true;

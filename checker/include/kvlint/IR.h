@@ -44,12 +44,21 @@ struct SrcRange {
 
 /// The evaluated type of an integer or pointer value.
 struct IntTy {
-  uint8_t Bits = 0; ///< 0: unknown (dependent or unresolved)
+  uint8_t Bits = 0; ///< 0: unknown (dependent or unresolved), or a float
   bool Signed = true;
   bool Pointer = false; ///< a pointer / Triton pointer tensor
   bool Bool = false;    ///< result of a comparison or logical operator
+  /// A floating-point value (Bits 0: it has no integer width). Arithmetic on
+  /// it is no index math, and an integer converted from it is bounded by no
+  /// fact of the expression that computed it.
+  bool Float = false;
 
   static IntTy unknown() { return {}; }
+  static IntTy floating() {
+    IntTy T;
+    T.Float = true;
+    return T;
+  }
   static IntTy integer(unsigned Bits, bool Signed) {
     IntTy T;
     T.Bits = uint8_t(Bits);
