@@ -864,6 +864,12 @@ private:
       Env = std::move(SavedEnv);
       Node *X = make(Kind::Call, ty(CE->getType()), CE);
       X->Name = Name;
+      // The helper's return type as written (`__device__ int offset(...)`):
+      // a fix-it that widens a product returned through it widens it too.
+      if (const TypeSourceInfo *TSI = FD->getTypeSourceInfo())
+        if (auto FTL = TSI->getTypeLoc().getAsAdjusted<FunctionTypeLoc>())
+          if (!FD->getReturnType()->getContainedAutoType())
+            X->DeclType = range(FTL.getReturnLoc().getSourceRange());
       if (Rs.size() == 1) {
         X->Ops.push_back(Rs[0]);
       } else if (Rs.size() > 1) {

@@ -99,8 +99,9 @@ static std::string fixedLine(const Finding &F, SourceCache &Src) {
     End = T->size();
   std::vector<FixIt> Local;
   for (const FixIt &X : F.Fixes) {
-    if (X.Begin.Line != Line || X.Begin.Offset < Start || X.Begin.Offset + X.Length > End)
-      continue; // a fix on another line (a declaration, a grouped site): not shown inline
+    if ((!X.Begin.File.empty() && X.Begin.File != F.Range.Begin.File) || X.Begin.Line != Line ||
+        X.Begin.Offset < Start || X.Begin.Offset + X.Length > End)
+      continue; // a fix on another line or in another file: not shown inline
     FixIt Y = X;
     Y.Begin.Offset -= unsigned(Start);
     Local.push_back(Y);
@@ -153,7 +154,10 @@ static void jsonFinding(const Finding &F, std::ostream &OS) {
      << "\",\"fixes\":[";
   for (size_t I = 0; I < F.Fixes.size(); ++I) {
     const FixIt &X = F.Fixes[I];
-    OS << (I ? "," : "") << "{\"offset\":" << X.Begin.Offset << ",\"length\":" << X.Length
+    OS << (I ? "," : "") << "{";
+    if (!X.Begin.File.empty() && X.Begin.File != B.File) // a header's helper, its caller's local
+      OS << "\"file\":\"" << jsonEscape(X.Begin.File) << "\",";
+    OS << "\"offset\":" << X.Begin.Offset << ",\"length\":" << X.Length
        << ",\"line\":" << X.Begin.Line << ",\"column\":" << X.Begin.Col << ",\"text\":\""
        << jsonEscape(X.Text) << "\"}";
   }
@@ -280,16 +284,37 @@ void renderSarif(const std::vector<Finding> &Fs, const std::vector<FileNote> &No
       OS << "]";
     }
     if (!F.Fixes.empty()) {
+      // One artifact change per file the fix-its edit (the finding's own
+      // first).
+      std::vector<std::string> Files = {B.File};
+      for (const FixIt &X : F.Fixes)
+        if (!X.Begin.File.empty() &&
+            std::find(Files.begin(), Files.end(), X.Begin.File) == Files.end())
+          Files.push_back(X.Begin.File);
       OS << ",\"fixes\":[{\"description\":{\"text\":\"widen or guard as the rule says\"},"
-            "\"artifactChanges\":[{\"artifactLocation\":{\"uri\":\""
-         << jsonEscape(uri(B.File)) << "\"},\"replacements\":[";
-      for (size_t J = 0; J < F.Fixes.size(); ++J) {
-        const FixIt &X = F.Fixes[J];
-        OS << (J ? "," : "") << "{\"deletedRegion\":{\"charOffset\":" << X.Begin.Offset
-           << ",\"charLength\":" << X.Length << "},\"insertedContent\":{\"text\":\""
-           << jsonEscape(X.Text) << "\"}}";
+            "\"artifactChanges\":[";
+      bool FirstChange = true;
+      for (const std::string &File : Files) {
+        bool Any = false;
+        for (const FixIt &X : F.Fixes)
+          Any |= (X.Begin.File.empty() ? B.File : X.Begin.File) == File;
+        if (!Any)
+          continue;
+        OS << (FirstChange ? "" : ",") << "{\"artifactLocation\":{\"uri\":\""
+           << jsonEscape(uri(File)) << "\"},\"replacements\":[";
+        FirstChange = false;
+        bool FirstRep = true;
+        for (const FixIt &X : F.Fixes) {
+          if ((X.Begin.File.empty() ? B.File : X.Begin.File) != File)
+            continue;
+          OS << (FirstRep ? "" : ",") << "{\"deletedRegion\":{\"charOffset\":" << X.Begin.Offset
+             << ",\"charLength\":" << X.Length << "},\"insertedContent\":{\"text\":\""
+             << jsonEscape(X.Text) << "\"}}";
+          FirstRep = false;
+        }
+        OS << "]}";
       }
-      OS << "]}]}]";
+      OS << "]}]";
     }
     OS << "}";
   }

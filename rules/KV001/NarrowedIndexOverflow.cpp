@@ -223,7 +223,10 @@ struct NarrowedIndexOverflow::Walk {
       if (safeCall(N))
         return;
       if (N->op(0)) {
+        // An inlined helper's return type holds the value like a local.
+        VarPath.push_back(N);
         offset(N->op(0), Suppressed);
+        VarPath.pop_back();
         return;
       }
       // A call no body explains (`binfo.q_offset(seqlen_q_rounded * h *
@@ -324,6 +327,12 @@ struct NarrowedIndexOverflow::Walk {
                    (AtLatent ? " only beyond the deployment envelope" : "") + ": " +
                    describe(N, AtLatent ? Beyond.of(N) : B) +
                    "; keep the offset in a 64-bit type (int64_t)";
+      // An implicit conversion into a 32-bit local (`int off = base64 + x;`,
+      // often what an earlier fix-it left behind): the fix widens that local
+      // and every 32-bit local between it and the address. An explicit cast
+      // is the author's; no fix-it.
+      if (!Cast->Explicit)
+        widenLocals(Fd);
       Out.push_back(std::move(Fd));
       return true;
     }

@@ -6,7 +6,9 @@
 #include "kvlint/Frontend.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 namespace kvlint {
@@ -114,9 +116,26 @@ FileResult analyseFile(const std::string &Path, const AnalyseInput &In) {
     runRules(*In.Rules, *F, R.Findings);
   }
   R.DumpText = Dump.str();
-  // Only the file itself: a header is reported when it is scanned itself.
+  // The file itself, and the headers this scan covers: a product in a
+  // header's helper is an offset only where a kernel uses it, and scanning
+  // the header alone sees no such use. The driver dedupes a header's
+  // findings reached from several files.
+  std::map<std::string, bool> InScan;
+  auto Covered = [&](const std::string &File) {
+    if (File == Path)
+      return true;
+    if (!In.Scanned || File.empty())
+      return false;
+    auto It = InScan.find(File);
+    if (It == InScan.end()) {
+      std::error_code EC;
+      std::string C = std::filesystem::weakly_canonical(File, EC).string();
+      It = InScan.emplace(File, !EC && In.Scanned->count(C) != 0).first;
+    }
+    return It->second;
+  };
   R.Findings.erase(std::remove_if(R.Findings.begin(), R.Findings.end(),
-                                  [&](const Finding &F) { return F.Range.Begin.File != Path; }),
+                                  [&](const Finding &F) { return !Covered(F.Range.Begin.File); }),
                    R.Findings.end());
   SourceCache One;
   One.put(Path, Src);

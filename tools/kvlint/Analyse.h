@@ -10,6 +10,7 @@
 
 #include <memory>
 #include <ostream>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -34,11 +35,16 @@ struct AnalyseInput {
   const DbFlags *Db = nullptr;
   const std::vector<std::string> *Extra = nullptr; ///< flags after `--`
   const TreeDtypes *Tree = nullptr; ///< table dtypes the scan's Python files allocate
+  /// The files this run scans, canonical: a finding the file's kernels reach
+  /// in a header (an accessor, an offset helper) is kept when the header is
+  /// one of them.
+  const std::set<std::string> *Scanned = nullptr;
   bool DumpIR = false;
 };
 
 /// Reads Path, lowers it with its frontend, runs the rules, keeps the
-/// findings in the file itself that no comment suppresses.
+/// findings in the file itself, and in the scanned headers its kernels reach,
+/// that no comment suppresses.
 FileResult analyseFile(const std::string &Path, const AnalyseInput &In);
 
 /// --dump-ir's text for one function.

@@ -248,6 +248,13 @@ int runDriver(const std::vector<std::string> &Args) {
   if (!loadDatabases(C, Db, Notes))
     return 2;
 
+  std::set<std::string> Scanned; // canonical paths: headers a file's kernels reach
+  for (const std::string &F : Files) {
+    std::error_code EC;
+    std::string P = fs::weakly_canonical(F, EC).string();
+    Scanned.insert(EC ? F : P);
+  }
+
   unsigned Jobs = C.Jobs ? C.Jobs : std::max(1u, std::thread::hardware_concurrency());
   Jobs = std::min<unsigned>(Jobs, std::max<size_t>(1, Files.size()));
   std::vector<FileResult> Results(Files.size());
@@ -260,6 +267,7 @@ int runDriver(const std::vector<std::string> &Args) {
       AI.Db = &Db;
       AI.Extra = &C.Extra;
       AI.Tree = &Tree;
+      AI.Scanned = &Scanned;
       AI.DumpIR = C.DumpIR;
       try {
         Results[I] = analyseFile(Files[I], AI);

@@ -15,9 +15,11 @@ namespace kvlint {
 
 int applyAllFixes(const std::vector<Finding> &Fs, std::ostream &Err) {
   std::map<std::string, std::vector<const FixIt *>> ByFile;
+  // A fix-it edits its own file: a finding in a header helper also widens
+  // the local of the kernel that uses it.
   for (const Finding &F : Fs)
     for (const FixIt &X : F.Fixes)
-      ByFile[F.Range.Begin.File].push_back(&X);
+      ByFile[X.Begin.File.empty() ? F.Range.Begin.File : X.Begin.File].push_back(&X);
   int Failures = 0;
   for (auto &[Path, Fixes] : ByFile) {
     SourceCache SC;

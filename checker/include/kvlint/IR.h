@@ -143,7 +143,8 @@ struct Node {
   bool Explicit = false; ///< Cast: written in the source (not implicit)
   IntTy ElemTy;        ///< Load: element type of the memory read
   ValueHint Hint;      ///< facts from outside the body (launch sites, grids)
-  SrcRange DeclType;   ///< Var: the declared type of the local, as spelled
+  SrcRange DeclType;   ///< Var: the declared type of the local, as spelled;
+                       ///< Call (inlined): the helper's return type
   bool OnChip = false; ///< an array in shared memory or registers: its extent is
                        ///< at most what a CTA holds, far below 2^31 elements
   /// A member (Param or Unknown): the object named before the dot (`smem` in
