@@ -422,6 +422,21 @@ const Bound &Bounds::of(const Node *N) {
   Busy.erase(N);
   if (N->Ty.known() && !N->Ty.Signed && !N->Ty.Pointer && B.Lo < 0)
     B.Lo = 0; // an unsigned value is never negative
+  // A value held in its type cannot leave it: an `int numel` is at most
+  // INT_MAX whatever its name says. Not the arithmetic whose mathematical
+  // value is what a rule compares with the type (a product, a sum or shift
+  // holding one).
+  bool Arith = N->K == Kind::Mul || N->K == Kind::Add || N->K == Kind::Sub ||
+               N->K == Kind::Shl || N->K == Kind::Neg;
+  if (!Arith && N->Ty.known() && !N->Ty.Pointer && !N->Ty.Float) {
+    Bound T = typeBound(N->Ty);
+    if (B.Hi > T.Hi) {
+      B.Hi = T.Hi;
+      B.Exact = false;
+    }
+    if (B.Lo < T.Lo)
+      B.Lo = T.Lo;
+  }
   return Memo[N] = B;
 }
 

@@ -147,6 +147,7 @@ private:
   void bindNull(Scope &S, TSNode T);
   void assertFacts(Scope &S, TSNode C, unsigned D);
   static const std::vector<TSNode> *lookup(const Scope *S, const std::string &N, bool &IsParam);
+  TSNode reboundParam(const Scope *S, const std::string &N, std::vector<TSNode> &Above);
 
   // --- evaluation -----------------------------------------------------------
   bool budget() { return ++Work <= MaxEvalWork; }
@@ -398,6 +399,42 @@ void Launcher::indexScope(TSNode Def, const Scope *Parent, unsigned Depth) {
 
 /// The bindings of N seen from S (enclosing scopes included); IsParam when
 /// N is a parameter there (its value comes from callers).
+/// The value a parameter holds at the launch being evaluated when the
+/// launcher rebinds it above the launch in straight-line code (a statement of
+/// the function's body itself, the last such one before the launch, with no
+/// other binding of the name between it and the launch); null otherwise, with
+/// Above holding the bindings above the launch (null nodes for bindings
+/// without a value: a loop target).
+TSNode Launcher::reboundParam(const Scope *S, const std::string &N, std::vector<TSNode> &Above) {
+  Above.clear();
+  for (unsigned I = 0; S && I <= MaxScopeDepth + 1; S = S->Parent, ++I) {
+    if (!S->Params.count(N))
+      continue;
+    auto It = S->Binds.find(N);
+    if (It == S->Binds.end()) return TSNode{};
+    TSNode Best{};
+    uint32_t BestAt = 0, LastAny = 0;
+    for (TSNode V : It->second) {
+      if (ts_node_is_null(V)) { Above.push_back(V); continue; }
+      uint32_t At = ts_node_start_byte(V);
+      if (At >= SiteAt) continue;
+      Above.push_back(V);
+      LastAny = std::max(LastAny, At);
+      TSNode A = ts_node_parent(V), St = ts_node_parent(A), Blk = ts_node_parent(St),
+             Fn = ts_node_parent(Blk);
+      bool Straight = is(A, "assignment") && is(St, "expression_statement") && is(Blk, "block") &&
+                      is(Fn, "function_definition");
+      if (Straight && At >= BestAt) {
+        Best = V;
+        BestAt = At;
+      }
+    }
+    if (ts_node_is_null(Best) || LastAny > BestAt) return TSNode{};
+    return Best;
+  }
+  return TSNode{};
+}
+
 const std::vector<TSNode> *Launcher::lookup(const Scope *S, const std::string &N, bool &IsParam) {
   IsParam = false;
   for (unsigned I = 0; S && I <= MaxScopeDepth + 1; S = S->Parent, ++I) {
@@ -648,6 +685,23 @@ IntTy Launcher::dtypeOf(TSNode E, const Scope *S, unsigned D) {
   if (is(E, "identifier")) {
     bool IsParam;
     const std::vector<TSNode> *Bs = lookup(S, M.text(E), IsParam);
+    if (IsParam) {
+      // A parameter the launcher rebinds above the launch (`input_ids =
+      // input_ids.to(torch.int64)`): that assignment decides, not what the
+      // tree makes of the name elsewhere.
+      std::vector<TSNode> Above;
+      TSNode Last = reboundParam(S, M.text(E), Above);
+      if (!ts_node_is_null(Last)) return dtypeOf(Last, S, D + 1);
+      // Rebound on some paths only (`if ...: slot_mapping = torch.full(...,
+      // dtype=torch.int64)`): the parameter's type and every rebinding's,
+      // when they agree.
+      IntTy T = Tree(M.text(E));
+      for (TSNode V : Above) {
+        IntTy X = ts_node_is_null(V) ? IntTy() : dtypeOf(V, S, D + 1);
+        if (!X.known() || !T.known() || X.Bits != T.Bits || X.Signed != T.Signed) return IntTy();
+      }
+      return T;
+    }
     if (!Bs || Bs->empty()) return Tree(M.text(E));
     if (Bs->size() > 16) return IntTy();
     IntTy T;

@@ -63,3 +63,23 @@ __global__ void tile_times_page(float *cache, int num_pages, int page_elems, con
   // CHECK: quotient.cu:[[@LINE+1]]:9: warning: 32-bit signed product 'tile * 16 * page_elems' is used as a memory offset and wraps past 2^31: 'tile * 16' <= 8,388,592 ('num_pages' is named like it: Envelope.KvPages = 8,388,608) times 'page_elems' <= 8,388,607 ('page_elems' is named like it: below Envelope.KvPages = 8,388,608); widen 'tile' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
   cache[tile * 16 * page_elems] = 0.f;
 }
+
+// Negative: the dividend is an int, so whatever its name says (numel:
+// Envelope.Elements, 2^34), it is at most INT_MAX, and so is row * cols.
+__global__ void fill_rows(float *out, const float *vals, int numel, int cols) {
+  int row = blockIdx.x;
+  if (row >= numel / cols)
+    return;
+  out[row * cols + threadIdx.x] = vals[row];
+}
+
+// Positive twin: the same int dividend bounds row * cols, not eight times it
+// (rows of 8-float vectors, the dividend counted in vectors).
+__global__ void fill_rows_x8(float *out, const float *vals, int numel, int cols) {
+  int row = blockIdx.x;
+  if (row >= numel / cols)
+    return;
+  // CHECK: quotient.cu:[[@LINE+1]]:7: warning: 32-bit signed product 'row * cols * 8' is used as a memory offset and wraps past 2^31: 'row * cols' <= 536,797,185 ('blockIdx.x' spans a grid the launcher does not show: below Envelope.Grid = 65,536) times '8' = 8; it wraps once 'row * cols' >= 268,435,456; widen 'row' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+  out[row * cols * 8 + threadIdx.x] = vals[row];
+}
+

@@ -96,9 +96,9 @@ def shift(cache_ptr, table_ptr):
 def batch_offset(q_ptr, o_ptr, stride_qb, stride_ob, stride_qh, stride_qm):
     off_b = tl.program_id(1)
     off_h = tl.program_id(2)
-    # CHECK: strides.py:[[@LINE+1]]:25: warning: 32-bit signed product 'off_b * stride_qb' is used as a memory offset and wraps past 2^31: 'off_b' <= 65,535 ('program_id(1)' spans a grid the launcher does not show: below Envelope.Grid = 65,536) times 'stride_qb' <= 2,147,483,648 ('stride_qb' is named like it: Envelope.BatchStride = 2,147,483,648); widen 'off_b' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+    # CHECK: strides.py:[[@LINE+1]]:25: warning: 32-bit signed product 'off_b * stride_qb' is used as a memory offset and wraps past 2^31: 'off_b' <= 65,535 ('program_id(1)' spans a grid the launcher does not show: below Envelope.Grid = 65,536) times 'stride_qb' <= 2,147,483,647 ('stride_qb' is named like it: Envelope.BatchStride = 2,147,483,648); widen 'off_b' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
     q = tl.load(q_ptr + off_b * stride_qb + off_h * stride_qh + tl.arange(0, 64) * stride_qm)
-    # CHECK: strides.py:[[@LINE+1]]:22: warning: 32-bit signed product 'off_b * stride_ob' is used as a memory offset and wraps past 2^31: 'off_b' <= 65,535 ('program_id(1)' spans a grid the launcher does not show: below Envelope.Grid = 65,536) times 'stride_ob' <= 2,147,483,648 ('stride_ob' is named like it: Envelope.BatchStride = 2,147,483,648); widen 'off_b' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+    # CHECK: strides.py:[[@LINE+1]]:22: warning: 32-bit signed product 'off_b * stride_ob' is used as a memory offset and wraps past 2^31: 'off_b' <= 65,535 ('program_id(1)' spans a grid the launcher does not show: below Envelope.Grid = 65,536) times 'stride_ob' <= 2,147,483,647 ('stride_ob' is named like it: Envelope.BatchStride = 2,147,483,648); widen 'off_b' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
     tl.store(o_ptr + off_b * stride_ob + tl.arange(0, 64), q)
 
 
