@@ -146,7 +146,8 @@ public:
       record(L);
     for (const Check &C : Checks)
       for (const Launch &L : Launches)
-        if (L.Kernel && L.Offset > C.Offset && L.File == C.File)
+        if (L.Kernel && L.Offset > C.Offset && L.File == C.File &&
+            !(L.Offset >= C.SkipBegin && L.Offset < C.SkipEnd))
           recordCheck(C, L);
   }
 
@@ -173,6 +174,9 @@ private:
     std::string What; ///< TORCH_CHECK, CheckedInt32Product, ...
     SourceLocation Loc;
     unsigned Offset = 0;
+    /// Launches in [SkipBegin, SkipEnd) are not under the check: the branch
+    /// of an `if (c) { k<<<...>>>(); return; }` runs them when c holds.
+    unsigned SkipBegin = 0, SkipEnd = 0;
     FileID File;
   };
 
@@ -1149,7 +1153,29 @@ private:
     }
     if (!IS->getElse() && fails(IS->getThen()))
       addBounds(C, false, "check", IS->getIfLoc());
+    // `if ((int64_t)n * h > INT_MAX) return cudaErrorInvalidValue;`: the
+    // launches below run only when c is false. A launch inside the branch
+    // (`if (big) { wide<<<...>>>(...); return; }`, a dispatch) runs under c:
+    // the check skips it.
+    else if (!IS->getElse() && returns(IS->getThen())) {
+      size_t Before = Checks.size();
+      addBounds(C, false, "early return", IS->getIfLoc());
+      SourceRange R = IS->getThen()->getSourceRange();
+      SourceLocation B = SM.getExpansionLoc(R.getBegin()), E = SM.getExpansionLoc(R.getEnd());
+      for (size_t I = Before; I < Checks.size(); ++I) {
+        Checks[I].SkipBegin = SM.getFileOffset(B);
+        Checks[I].SkipEnd = SM.getFileOffset(E) + 1;
+      }
+    }
   }
+
+  static bool returns(const Stmt *S) {
+    if (const auto *CS = dyn_cast_or_null<CompoundStmt>(S))
+      return !CS->body_empty() && returns(CS->body_back());
+    return S && isa<ReturnStmt>(S);
+  }
+
+
 
   bool fails(const Stmt *S) {
     if (!S)
@@ -1806,6 +1832,19 @@ private:
       if (AInit && textOf(strip(AInit)) == FT)
         return Param;
     }
+    // Not passed, but the grid's extent along an axis (`k<<<num_tokens, 256>>>`, `dim3(n,
+    // heads)`): a launch index along it is below the factor, so the check
+    // bounds the index as well.
+    if (!L.Lexical && NumelOf.empty())
+      for (unsigned A = 0; A < 3; ++A)
+        if (const Expr *G = gridAxisExpr(L.Grid, A)) {
+          const Expr *GS = strip(G);
+          bool Same = textOf(GS) == FT || (!FInitText.empty() && textOf(GS) == FInitText);
+          if (const auto *DR = dyn_cast<DeclRefExpr>(GS); DR && FD && DR->getDecl() == FD)
+            Same = true;
+          if (Same)
+            return std::string("@grid_") + char('x' + A);
+        }
     // A kernel parameter of the same name, only when the launch's
     // arguments are unknown: when they are known, a parameter of that name
     // may well be passed something else.
@@ -1817,6 +1856,23 @@ private:
         if (P->getName() == Name)
           return Name;
     return "";
+  }
+
+  /// Axis A's extent of a launch's grid written at the launch: a scalar grid
+  /// (axis x), or the arguments of a dim3 constructed there.
+  const Expr *gridAxisExpr(const Expr *Grid, unsigned A) const {
+    if (!Grid)
+      return nullptr;
+    const Expr *E = strip(Grid);
+    if (const auto *CC = dyn_cast<CXXConstructExpr>(E)) {
+      if (CC->getNumArgs() == 1 && CC->getArg(0)->getType()->isRecordType())
+        return nullptr; // a copy of a dim3 built elsewhere
+      return A < CC->getNumArgs() && !isa<CXXDefaultArgExpr>(CC->getArg(A)) ? CC->getArg(A) : nullptr;
+    }
+    QualType T = E->getType();
+    if (!T.isNull() && T->isRecordType())
+      return nullptr;
+    return A == 0 ? E : nullptr;
   }
 
   /// Whether an argument's text passes X's data: X.data_ptr<T>(),

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstring>
+#include <functional>
 #include <regex>
 
 namespace kvlint {
@@ -188,14 +190,32 @@ int64_t Bounds::capOf(std::vector<const Dimension *> Shape, int64_t Scale, std::
 
 // Names of a product's factors, when every factor is a named leaf (a
 // parameter, a member, a local holding one) or a constant.
+// The name a host check gives a launch index's axis: a check of
+// `num_tokens * hidden` before `k<<<num_tokens, ...>>>` bounds blockIdx.x *
+// hidden (the frontends map the grid's extent to the same name).
+static std::string gridAxisName(const Node *N) {
+  if (!N || N->K != Kind::LaunchIdx)
+    return "";
+  const std::string &S = N->Name;
+  static const char *Axes[3][2] = {{"blockIdx.x", "program_id(0)"},
+                                   {"blockIdx.y", "program_id(1)"},
+                                   {"blockIdx.z", "program_id(2)"}};
+  for (int A = 0; A < 3; ++A)
+    for (const char *Spelling : Axes[A])
+      if (S.size() >= strlen(Spelling) && S.compare(S.size() - strlen(Spelling), strlen(Spelling), Spelling) == 0)
+        return std::string("@grid_") + char('x' + A);
+  return "";
+}
+
 static bool factorNames(const Node *N, std::vector<std::string> &Names, int64_t &Consts,
+                        const std::function<std::string(const Node *)> &Below,
                         unsigned Depth = 0) {
   N = strip(N);
   if (!N || Depth > 8)
     return false;
   if (N->K == Kind::Mul)
-    return factorNames(N->op(0), Names, Consts, Depth + 1) &&
-           factorNames(N->op(1), Names, Consts, Depth + 1);
+    return factorNames(N->op(0), Names, Consts, Below, Depth + 1) &&
+           factorNames(N->op(1), Names, Consts, Below, Depth + 1);
   if (N->K == Kind::Const && N->Value > 0) {
     Consts = int64_t(std::min<I128>(I128(Consts) * N->Value, Inf));
     return true;
@@ -204,15 +224,36 @@ static bool factorNames(const Node *N, std::vector<std::string> &Names, int64_t 
     Names.push_back(leafName(N->Name));
     return true;
   }
+  if (std::string G = gridAxisName(N); !G.empty()) {
+    Names.push_back(G);
+    return true;
+  }
+  // A value a guard keeps below a named size (`if (id >= vocab_size)
+  // return;`): the check of vocab_size bounds it as well.
+  if (std::string B = Below(N); !B.empty()) {
+    Names.push_back(B);
+    return true;
+  }
   return false;
 }
 
-int64_t Bounds::checkedBound(const Node *Mul) const {
+int64_t Bounds::checkedBound(const Node *Mul) {
   if (F.Checked.empty())
     return -1;
   std::vector<std::string> Names;
   int64_t Consts = 1;
-  if (!factorNames(Mul, Names, Consts) || Names.empty())
+  auto Below = [&](const Node *X) -> std::string {
+    for (const Atom &A : Atoms) {
+      if (!same(A.L, X))
+        continue;
+      const Node *R = strip(A.R);
+      if (R && (R->K == Kind::Param || R->K == Kind::Symbolic) && !R->Name.empty() &&
+          of(X).Lo >= 0)
+        return leafName(R->Name);
+    }
+    return "";
+  };
+  if (!factorNames(Mul, Names, Consts, Below) || Names.empty())
     return -1;
   int64_t Best = -1;
   for (const CheckedProduct &C : F.Checked) {
@@ -363,6 +404,7 @@ void Bounds::at(const Access &A) {
     return;
   Context = Ctx;
   Memo.clear();
+  Shallow.clear();
   Atoms.clear();
   for (const Guard &G : A.Guards)
     collectAtoms(G.Cond, !G.Negated, Atoms);
@@ -376,7 +418,7 @@ void Bounds::refine(const Node *N, Bound &B) { refineBy(Atoms, N, B); }
 void Bounds::refineBy(const std::vector<Atom> &With, const Node *N, Bound &B) {
   // A bound's bound's bound: guards that chain (i < n, n <= m) are followed
   // a few steps, never around a cycle of comparisons.
-  if (With.empty() || N->K == Kind::Const || RefineDepth >= 4)
+  if (With.empty() || N->K == Kind::Const || RefineDepth >= MaxRefineDepth)
     return;
   struct Depth {
     unsigned &D;
@@ -407,8 +449,14 @@ const Bound &Bounds::of(const Node *N) {
   if (!N)
     return Nothing;
   auto It = Memo.find(N);
-  if (It != Memo.end())
-    return It->second;
+  if (It != Memo.end()) {
+    // Computed at the guard-chaining limit, its guards were not applied: not
+    // the value's bound where they can be.
+    if (RefineDepth >= MaxRefineDepth || !Shallow.count(N))
+      return It->second;
+    Memo.erase(It);
+    Shallow.erase(N);
+  }
   // A loop-carried value reaches itself: it is what the guards make it, or
   // what nothing bounds.
   {
@@ -418,6 +466,8 @@ const Bound &Bounds::of(const Node *N) {
   }
   Busy.insert(N);
   Bound B = compute(N);
+  if (RefineDepth >= MaxRefineDepth)
+    Shallow.insert(N);
   refine(N, B);
   Busy.erase(N);
   if (N->Ty.known() && !N->Ty.Signed && !N->Ty.Pointer && B.Lo < 0)
@@ -842,11 +892,15 @@ Bound Bounds::compute(const Node *N) {
     // A product the host checks before the launch (TORCH_CHECK(n * h * d <=
     // INT_MAX), a checked-product helper) is bounded by the check when its
     // factors are among the checked ones.
-    if (int64_t Max = checkedBound(N); Max >= 0 && Max < R.Hi) {
-      R.Hi = Max;
-      R.Exact = true;
-      R.Why = "a host check bounds it";
-      R.Shaped = false;
+    // A fact: the name-based widenings below (an expert's weight matrix, a
+    // token's row) never raise a bound the host checked.
+    if (int64_t Max = checkedBound(N); Max >= 0) {
+      if (Max < R.Hi) {
+        R.Hi = Max;
+        R.Exact = true;
+        R.Why = "a host check bounds it";
+        R.Shaped = false;
+      }
       return R;
     }
     // The stride an expert index multiplies is a weight matrix: hidden x

@@ -70,7 +70,7 @@ private:
   void refineBy(const std::vector<Atom> &With, const Node *N, Bound &B);
   const Dimension *launchedAs(const Node *N) const;
   const Bound *stagedOnChip(const Node *Addr);
-  int64_t checkedBound(const Node *Mul) const;
+  int64_t checkedBound(const Node *Mul);
   int64_t quotientBound(const Node *Mul);
   int64_t capOf(std::vector<const Dimension *> Shape, int64_t Scale, std::string &How);
   void collectAtoms(const Node *C, bool Positive, std::vector<Atom> &Out, unsigned Depth = 0);
@@ -81,7 +81,12 @@ private:
   std::unordered_map<const Node *, Bound> Memo;
   std::unordered_set<const Node *> Busy; ///< being computed (their Memo is a placeholder)
   std::vector<Atom> Atoms;
+  /// Guards chain (i < n, n <= m) this many steps at most.
+  static constexpr unsigned MaxRefineDepth = 4;
   unsigned RefineDepth = 0;
+  /// Bounds computed at that limit (their guards not applied): recomputed
+  /// when asked for again from a shallower point.
+  std::unordered_set<const Node *> Shallow;
   unsigned Nesting = 0; ///< a Bounds for a store's context, from stagedOnChip
   std::deque<std::pair<const Node *, Bound>> Staged; ///< on-chip arrays: what they hold
   std::vector<std::pair<const Node *, bool>> Context; ///< guards (negated?) and mask
