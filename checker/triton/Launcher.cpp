@@ -101,6 +101,14 @@ struct Scope {
   /// range a launcher asserts for a local or a parameter.
   std::map<std::string, std::pair<Rng, uint32_t>> Asserted; ///< range, where
   std::set<std::string> Contiguous; ///< `assert x.is_contiguous()`
+  /// `assert n_rows * x.stride(0) < 2**31`: the factors' expressions, the
+  /// largest value of their product, where the assert is.
+  struct ProductAssert {
+    std::vector<TSNode> Factors;
+    int64_t Max = 0;
+    uint32_t At = 0;
+  };
+  std::vector<ProductAssert> Products;
   std::vector<TSNode> Launches; // kernel[grid](...) calls in this body
   std::vector<TSNode> Nested;   // nested function definitions
 };
@@ -147,6 +155,8 @@ private:
   void bindNull(Scope &S, TSNode T);
   void assertFacts(Scope &S, TSNode C, unsigned D);
   static const std::vector<TSNode> *lookup(const Scope *S, const std::string &N, bool &IsParam);
+  std::vector<CheckedProduct> siteChecks(const Site &St, const std::vector<KParam> &Ps,
+                                         const std::string &File);
   TSNode reboundParam(const Scope *S, const std::string &N, std::vector<TSNode> &Above);
 
   // --- evaluation -----------------------------------------------------------
@@ -297,6 +307,38 @@ void Launcher::assertFacts(Scope &S, TSNode C, unsigned D) {
     return;
   }
   bool Flip = !is(L, "identifier");
+  auto IsProduct = [&](TSNode N) {
+    return is(N, "binary_operator") && M.text(field(N, "operator")) == "*";
+  };
+  if (IsProduct(L) || IsProduct(R)) { // assert n * s < 2**31 (or mirrored)
+    bool PFlip = !IsProduct(L);
+    TSNode P = PFlip ? R : L, Cn = PFlip ? L : R;
+    std::string POp = Op;
+    if (PFlip) POp = Op == "<" ? ">" : Op == "<=" ? ">=" : Op == ">" ? "<" : Op == ">=" ? "<=" : Op;
+    Rng CR;
+    if (!constRange(Cn, nullptr, CR, 0) || CR.Lo != CR.Hi || (POp != "<" && POp != "<=")) return;
+    Scope::ProductAssert PA;
+    PA.Max = POp == "<" ? CR.Lo - 1 : CR.Lo;
+    PA.At = At;
+    std::vector<TSNode> Work = {P};
+    while (!Work.empty() && PA.Factors.size() < 8) {
+      TSNode N = stripParens(Work.back());
+      Work.pop_back();
+      if (IsProduct(N)) {
+        Work.push_back(field(N, "right"));
+        Work.push_back(field(N, "left"));
+        continue;
+      }
+      Rng K;
+      if (constRange(N, nullptr, K, 0) && K.Lo == K.Hi && K.Lo >= 1) {
+        PA.Max /= K.Lo;
+        continue;
+      }
+      PA.Factors.push_back(N);
+    }
+    if (PA.Factors.size() >= 2 && PA.Max > 0) S.Products.push_back(std::move(PA));
+    return;
+  }
   if (Flip) std::swap(L, R);
   Rng X;
   if (!is(L, "identifier") || !constRange(R, nullptr, X, 0) || X.Lo != X.Hi) return;
@@ -535,6 +577,11 @@ bool Launcher::constRangeImpl(TSNode E, const Scope *S, Rng &R, unsigned D) {
     } else if (Op == "<<" && B.Lo >= 0 && B.Hi <= 62 && A.Lo >= 0) {
       C[0] = C[1] = (__int128)A.Lo << B.Lo;
       C[2] = C[3] = (__int128)A.Hi << B.Hi;
+    } else if (Op == "**" && A.Lo == A.Hi && B.Lo == B.Hi && B.Lo >= 0 && B.Lo <= 62 &&
+               A.Lo >= 0 && A.Lo <= 16) { // 2**31
+      __int128 P = 1;
+      for (int64_t I = 0; I < B.Lo && P <= ((__int128)1 << 64); ++I) P *= A.Lo;
+      C[0] = C[1] = C[2] = C[3] = P;
     } else {
       return false;
     }
@@ -1137,6 +1184,46 @@ Site Launcher::site(TSNode Call, const Scope *S) {
   return St;
 }
 
+/// The product asserts above a site, each factor named as the kernel names
+/// it: the parameter the site passes the same expression to, or the grid
+/// axis whose extent it is (`@grid_x`, a launch index along it is below it).
+/// A factor neither is left out (the rest is still bounded); one parameter
+/// at most INT32_MAX says nothing its type does not.
+std::vector<CheckedProduct> Launcher::siteChecks(const Site &St, const std::vector<KParam> &Ps,
+                                                 const std::string &File) {
+  std::vector<CheckedProduct> Out;
+  auto Text = [&](TSNode N) { return M.text(stripParens(N)); };
+  std::vector<TSNode> GridAxes;
+  TSNode G = stripParens(St.Grid);
+  if (!ts_node_is_null(G) && is(G, "identifier")) {
+    bool IsParam;
+    const std::vector<TSNode> *Bs = lookup(St.S, M.text(G), IsParam);
+    G = Bs && Bs->size() == 1 && !ts_node_is_null((*Bs)[0]) ? stripParens((*Bs)[0]) : TSNode{};
+  }
+  if (!ts_node_is_null(G) && (is(G, "tuple") || is(G, "list"))) GridAxes = kids(G);
+  for (const Scope *X = St.S; X; X = X->Parent)
+    for (const Scope::ProductAssert &PA : X->Products) {
+      if (PA.At >= SiteAt) continue;
+      CheckedProduct C;
+      C.Max = PA.Max;
+      for (TSNode F : PA.Factors) {
+        std::string FT = Text(F), Name;
+        for (size_t I = 0; I < Ps.size() && Name.empty(); ++I) {
+          auto It = St.Kw.find(Ps[I].Name);
+          TSNode A = It != St.Kw.end() ? It->second : I < St.Pos.size() ? St.Pos[I] : TSNode{};
+          if (!ts_node_is_null(A) && Text(A) == FT) Name = Ps[I].Name;
+        }
+        for (size_t Ax = 0; Ax < GridAxes.size() && Ax < 3 && Name.empty(); ++Ax)
+          if (Text(GridAxes[Ax]) == FT) Name = std::string("@grid_") + char('x' + Ax);
+        if (!Name.empty()) C.Factors.push_back(Name);
+      }
+      if (C.Factors.empty() || (C.Factors.size() == 1 && C.Max >= INT32_MAX)) continue;
+      C.Source = "assert at " + File + ":" + std::to_string(ts_node_start_point(PA.Factors[0]).row + 1);
+      Out.push_back(std::move(C));
+    }
+  return Out;
+}
+
 ArgFact Launcher::argFact(const Site &St, const KParam &P, size_t Index) {
   ArgFact F;
   TSNode A{};
@@ -1422,6 +1509,21 @@ void Launcher::run() {
         if (H.any()) H.Source = Src;
         LF.Axis[Ax] = H;
       }
+    }
+    // Host asserts of a product (`assert n_rows * x.stride(0) < 2**31`), in
+    // the kernel's names: kept when every site is under the same one.
+    for (size_t I = 0; I < Ss.size(); ++I) {
+      SiteAt = ts_node_start_byte(Ss[I].Call);
+      std::vector<CheckedProduct> Mine = siteChecks(Ss[I], Ps, File);
+      if (I == 0) {
+        LF.Checked = std::move(Mine);
+        continue;
+      }
+      std::vector<CheckedProduct> Both;
+      for (const CheckedProduct &C : LF.Checked)
+        for (const CheckedProduct &D : Mine)
+          if (C.Factors == D.Factors && C.Max == D.Max) Both.push_back(C);
+      LF.Checked = std::move(Both);
     }
     M.Launches[KV.first] = std::move(LF);
   }

@@ -132,6 +132,7 @@ struct LaunchFacts {
   std::map<std::string, ValueHint> Params; ///< scalar parameter -> range / name
   std::map<std::string, IntTy> Elem;       ///< pointer parameter -> element type
   ValueHint Axis[3];                        ///< tl.program_id(axis) -> grid fact
+  std::vector<CheckedProduct> Checked;      ///< products every site's asserts bound
 };
 
 struct JitFn {

@@ -80,7 +80,10 @@ std::unique_ptr<Function> lowerFunction(Module &M, const JitFn &J,
     FnLowerer L(M, *F, Ptrs, RoundNotes);
     L.Fixed = Fixed;
     auto LI = M.Launches.find(ts_node_start_byte(J.Def));
-    if (LI != M.Launches.end()) L.Launch = &LI->second;
+    if (LI != M.Launches.end()) {
+      L.Launch = &LI->second;
+      F->Checked = LI->second.Checked;
+    }
     L.lowerEntry(J);
     size_t Before = Ptrs.size();
     Ptrs.insert(L.WantPtr.begin(), L.WantPtr.end());

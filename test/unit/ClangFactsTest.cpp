@@ -112,11 +112,12 @@ void launch(float *out, int num_tokens, int hidden) {
 }
 )";
   LoweredFile LF = lowerCuda(Src);
-  // num_tokens is not passed to k, and a lone 32-bit parameter at most
-  // INT_MAX says nothing its type does not.
+  // num_tokens is not passed to k but is its grid: blockIdx.x is below it,
+  // so the check names the launch index's axis.
   const Function *K = kernel(LF, "k");
   ASSERT_TRUE(K);
-  EXPECT_TRUE(K->Checked.empty());
+  ASSERT_EQ(K->Checked.size(), 1u);
+  EXPECT_EQ(K->Checked[0].Factors, (std::vector<std::string>{"@grid_x", "d"}));
   // k2 gets both factors, in its own names.
   const Function *K2 = kernel(LF, "k2");
   ASSERT_TRUE(K2);
