@@ -317,9 +317,11 @@ int64_t Bounds::quotientBound(const Node *Mul) {
         continue;
       std::vector<const Node *> Ds;
       mulFactors(Q->op(1), Ds);
-      if (Ds.size() != Fs.size() - 1)
+      if (Ds.size() < Fs.size() - 1)
         continue;
-      // The other factors are the divisor's, in any order.
+      // The other factors are the divisor's, in any order; divisor factors
+      // left over only make the product smaller than i * divisor (each is at
+      // least 1: a divisor is not 0), so i * (i's cofactors) <= n as well.
       std::vector<bool> Used(Ds.size(), false);
       bool All = true;
       for (size_t J = 0; J < Fs.size() && All; ++J) {
@@ -338,6 +340,8 @@ int64_t Bounds::quotientBound(const Node *Mul) {
       bool NonNeg = true;
       for (size_t J = 0; J < Fs.size(); ++J)
         NonNeg = NonNeg && (J == I || of(Fs[J]).Lo >= 0);
+      for (size_t K = 0; K < Ds.size(); ++K)
+        NonNeg = NonNeg && (Used[K] || of(Ds[K]).Lo >= 0);
       if (!NonNeg)
         continue;
       if (Busy.count(Q->op(0)))
@@ -460,8 +464,37 @@ const Bound &Bounds::of(const Node *N) {
   // A loop-carried value reaches itself: it is what the guards make it, or
   // what nothing bounds.
   {
+    // A guard against a named size bounds it (`for (row = blockIdx.x; row <
+    // num_tokens; row += gridDim.x)` reaches num_tokens - 1, however small
+    // the default for what nothing bounds is); a guard against a product of
+    // unknowns, or a value only a default bounds, does not raise it.
+    static const char *Defaults[] = {"Loaded", "Unknown", "Constexpr", "Grid"};
+    bool Named = false;
+    Bound Guarded;
+    for (const Atom &A : Atoms) {
+      if (!same(A.L, N) || mentionsAny(A.R, N) || RefineDepth >= MaxRefineDepth)
+        continue;
+      const Bound &R = of(A.R);
+      if (R.Hi >= Inf || !R.Dim || std::any_of(std::begin(Defaults), std::end(Defaults),
+                                                [&](const char *K) { return R.Dim->Key == K; }))
+        continue;
+      int64_t Hi = R.Hi - (A.Strict ? 1 : 0);
+      if (!Named || Hi < Guarded.Hi) {
+        Guarded = R;
+        Guarded.Hi = Hi;
+        Named = true;
+      }
+    }
     Bound Top = dim(*E.byKey("Unknown"), shortName(N), "loop-carried");
-    refine(N, Top);
+    if (Named && Guarded.Hi > Top.Hi) {
+      Top.Hi = Guarded.Hi;
+      Top.Why = Guarded.Why;
+      Top.Dim = Guarded.Dim;
+      Top.Shape = Guarded.Shape;
+      Top.Shaped = Guarded.Shaped;
+    } else {
+      refine(N, Top);
+    }
     Memo.emplace(N, Top);
   }
   Busy.insert(N);
