@@ -1843,7 +1843,7 @@ private:
           if (const auto *DR = dyn_cast<DeclRefExpr>(GS); DR && FD && DR->getDecl() == FD)
             Same = true;
           if (Same)
-            return std::string("@grid_") + char('x' + A);
+            return gridFactor(A);
         }
     // A kernel parameter of the same name, only when the launch's
     // arguments are unknown: when they are known, a parameter of that name

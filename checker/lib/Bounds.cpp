@@ -40,6 +40,15 @@ Bound derived(const Bound &A, const Bound &B, int64_t Lo, int64_t Hi) {
   return R;
 }
 
+// A dimension the envelope falls back to where no fact or name bounds a
+// value (Loaded, Unknown, Constexpr, Grid), as opposed to one a name or a
+// fact chose.
+static bool isDefaultDim(const Dimension *D) {
+  static const char *Defaults[] = {"Loaded", "Unknown", "Constexpr", "Grid"};
+  return D && std::any_of(std::begin(Defaults), std::end(Defaults),
+                          [&](const char *K) { return D->Key == K; });
+}
+
 const Node *strip(const Node *N) {
   for (unsigned I = 0; N && I < 64; ++I) {
     if (N->K == Kind::Var && N->op(0))
@@ -188,11 +197,9 @@ int64_t Bounds::capOf(std::vector<const Dimension *> Shape, int64_t Scale, std::
   return sat(P);
 }
 
-// Names of a product's factors, when every factor is a named leaf (a
-// parameter, a member, a local holding one) or a constant.
 // The name a host check gives a launch index's axis: a check of
 // `num_tokens * hidden` before `k<<<num_tokens, ...>>>` bounds blockIdx.x *
-// hidden (the frontends map the grid's extent to the same name).
+// hidden (the frontends map the grid's extent to gridFactor(axis)).
 static std::string gridAxisName(const Node *N) {
   if (!N || N->K != Kind::LaunchIdx)
     return "";
@@ -203,10 +210,13 @@ static std::string gridAxisName(const Node *N) {
   for (int A = 0; A < 3; ++A)
     for (const char *Spelling : Axes[A])
       if (S.size() >= strlen(Spelling) && S.compare(S.size() - strlen(Spelling), strlen(Spelling), Spelling) == 0)
-        return std::string("@grid_") + char('x' + A);
+        return gridFactor(unsigned(A));
   return "";
 }
 
+// Names of a product's factors, when every factor is a named leaf (a
+// parameter, a member, a local holding one, a launch index, a value a guard
+// keeps below a named size) or a constant.
 static bool factorNames(const Node *N, std::vector<std::string> &Names, int64_t &Consts,
                         const std::function<std::string(const Node *)> &Below,
                         unsigned Depth = 0) {
@@ -468,15 +478,13 @@ const Bound &Bounds::of(const Node *N) {
     // num_tokens; row += gridDim.x)` reaches num_tokens - 1, however small
     // the default for what nothing bounds is); a guard against a product of
     // unknowns, or a value only a default bounds, does not raise it.
-    static const char *Defaults[] = {"Loaded", "Unknown", "Constexpr", "Grid"};
     bool Named = false;
     Bound Guarded;
     for (const Atom &A : Atoms) {
       if (!same(A.L, N) || mentionsAny(A.R, N) || RefineDepth >= MaxRefineDepth)
         continue;
       const Bound &R = of(A.R);
-      if (R.Hi >= Inf || !R.Dim || std::any_of(std::begin(Defaults), std::end(Defaults),
-                                                [&](const char *K) { return R.Dim->Key == K; }))
+      if (R.Hi >= Inf || !R.Dim || isDefaultDim(R.Dim))
         continue;
       int64_t Hi = R.Hi - (A.Strict ? 1 : 0);
       if (!Named || Hi < Guarded.Hi) {
@@ -823,10 +831,7 @@ Bound Bounds::compute(const Node *N) {
     Bound B = of(N->op(0));
     // A local's name speaks only where its value had no better source than
     // a default (`page = tl.load(table + i)`: the engineer named it).
-    static const char *Defaults[] = {"Loaded", "Unknown", "Constexpr", "Grid"};
-    bool FromDefault = !B.Exact && B.Dim &&
-                       std::any_of(std::begin(Defaults), std::end(Defaults),
-                                   [&](const char *K) { return B.Dim->Key == K; });
+    bool FromDefault = !B.Exact && isDefaultDim(B.Dim);
     if (FromDefault)
       if (const Dimension *D = E.byName(N->Name)) {
         Bound Named = dim(*D, N->Name, "is named like it");

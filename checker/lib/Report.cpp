@@ -99,8 +99,8 @@ static std::string fixedLine(const Finding &F, SourceCache &Src) {
     End = T->size();
   std::vector<FixIt> Local;
   for (const FixIt &X : F.Fixes) {
-    if ((!X.Begin.File.empty() && X.Begin.File != F.Range.Begin.File) || X.Begin.Line != Line ||
-        X.Begin.Offset < Start || X.Begin.Offset + X.Length > End)
+    if (fixFile(F, X) != F.Range.Begin.File || X.Begin.Line != Line || X.Begin.Offset < Start ||
+        X.Begin.Offset + X.Length > End)
       continue; // a fix on another line or in another file: not shown inline
     FixIt Y = X;
     Y.Begin.Offset -= unsigned(Start);
@@ -155,8 +155,8 @@ static void jsonFinding(const Finding &F, std::ostream &OS) {
   for (size_t I = 0; I < F.Fixes.size(); ++I) {
     const FixIt &X = F.Fixes[I];
     OS << (I ? "," : "") << "{";
-    if (!X.Begin.File.empty() && X.Begin.File != B.File) // a header's helper, its caller's local
-      OS << "\"file\":\"" << jsonEscape(X.Begin.File) << "\",";
+    if (fixFile(F, X) != B.File) // a header's helper, its caller's local
+      OS << "\"file\":\"" << jsonEscape(fixFile(F, X)) << "\",";
     OS << "\"offset\":" << X.Begin.Offset << ",\"length\":" << X.Length
        << ",\"line\":" << X.Begin.Line << ",\"column\":" << X.Begin.Col << ",\"text\":\""
        << jsonEscape(X.Text) << "\"}";
@@ -284,28 +284,26 @@ void renderSarif(const std::vector<Finding> &Fs, const std::vector<FileNote> &No
       OS << "]";
     }
     if (!F.Fixes.empty()) {
-      // One artifact change per file the fix-its edit (the finding's own
-      // first).
-      std::vector<std::string> Files = {B.File};
+      // One artifact change per file the fix-its edit, the finding's own
+      // first.
+      std::vector<std::string> Files;
       for (const FixIt &X : F.Fixes)
-        if (!X.Begin.File.empty() &&
-            std::find(Files.begin(), Files.end(), X.Begin.File) == Files.end())
-          Files.push_back(X.Begin.File);
+        if (fixFile(F, X) == B.File) {
+          Files.push_back(B.File);
+          break;
+        }
+      for (const FixIt &X : F.Fixes)
+        if (std::find(Files.begin(), Files.end(), fixFile(F, X)) == Files.end())
+          Files.push_back(fixFile(F, X));
       OS << ",\"fixes\":[{\"description\":{\"text\":\"widen or guard as the rule says\"},"
             "\"artifactChanges\":[";
-      bool FirstChange = true;
-      for (const std::string &File : Files) {
-        bool Any = false;
-        for (const FixIt &X : F.Fixes)
-          Any |= (X.Begin.File.empty() ? B.File : X.Begin.File) == File;
-        if (!Any)
-          continue;
-        OS << (FirstChange ? "" : ",") << "{\"artifactLocation\":{\"uri\":\""
-           << jsonEscape(uri(File)) << "\"},\"replacements\":[";
-        FirstChange = false;
+      for (size_t C = 0; C < Files.size(); ++C) {
+        const std::string &File = Files[C];
+        OS << (C ? "," : "") << "{\"artifactLocation\":{\"uri\":\"" << jsonEscape(uri(File))
+           << "\"},\"replacements\":[";
         bool FirstRep = true;
         for (const FixIt &X : F.Fixes) {
-          if ((X.Begin.File.empty() ? B.File : X.Begin.File) != File)
+          if (fixFile(F, X) != File)
             continue;
           OS << (FirstRep ? "" : ",") << "{\"deletedRegion\":{\"charOffset\":" << X.Begin.Offset
              << ",\"charLength\":" << X.Length << "},\"insertedContent\":{\"text\":\""

@@ -306,15 +306,17 @@ void Launcher::assertFacts(Scope &S, TSNode C, unsigned D) {
     if (U.Lo <= U.Hi) Narrow(M.text(L), U);
     return;
   }
-  bool Flip = !is(L, "identifier");
+  // C op x is x op' C.
+  auto Mirror = [](const std::string &O) -> std::string {
+    return O == "<" ? ">" : O == "<=" ? ">=" : O == ">" ? "<" : O == ">=" ? "<=" : O;
+  };
   auto IsProduct = [&](TSNode N) {
     return is(N, "binary_operator") && M.text(field(N, "operator")) == "*";
   };
   if (IsProduct(L) || IsProduct(R)) { // assert n * s < 2**31 (or mirrored)
     bool PFlip = !IsProduct(L);
     TSNode P = PFlip ? R : L, Cn = PFlip ? L : R;
-    std::string POp = Op;
-    if (PFlip) POp = Op == "<" ? ">" : Op == "<=" ? ">=" : Op == ">" ? "<" : Op == ">=" ? "<=" : Op;
+    std::string POp = PFlip ? Mirror(Op) : Op;
     Rng CR;
     if (!constRange(Cn, nullptr, CR, 0) || CR.Lo != CR.Hi || (POp != "<" && POp != "<=")) return;
     Scope::ProductAssert PA;
@@ -339,15 +341,11 @@ void Launcher::assertFacts(Scope &S, TSNode C, unsigned D) {
     if (PA.Factors.size() >= 2 && PA.Max > 0) S.Products.push_back(std::move(PA));
     return;
   }
+  bool Flip = !is(L, "identifier");
   if (Flip) std::swap(L, R);
   Rng X;
   if (!is(L, "identifier") || !constRange(R, nullptr, X, 0) || X.Lo != X.Hi) return;
-  if (Flip) { // C op x  ->  x op' C
-    if (Op == "<") Op = ">";
-    else if (Op == "<=") Op = ">=";
-    else if (Op == ">") Op = "<";
-    else if (Op == ">=") Op = "<=";
-  }
+  if (Flip) Op = Mirror(Op);
   int64_t V = X.Lo;
   if (Op == "==") Narrow(M.text(L), {V, V});
   // A size asserted from above (assert D <= 512): sizes are not negative.
@@ -1186,7 +1184,7 @@ Site Launcher::site(TSNode Call, const Scope *S) {
 
 /// The product asserts above a site, each factor named as the kernel names
 /// it: the parameter the site passes the same expression to, or the grid
-/// axis whose extent it is (`@grid_x`, a launch index along it is below it).
+/// axis whose extent it is (gridFactor: a launch index along it is below it).
 /// A factor neither is left out (the rest is still bounded); one parameter
 /// at most INT32_MAX says nothing its type does not.
 std::vector<CheckedProduct> Launcher::siteChecks(const Site &St, const std::vector<KParam> &Ps,
@@ -1214,7 +1212,7 @@ std::vector<CheckedProduct> Launcher::siteChecks(const Site &St, const std::vect
           if (!ts_node_is_null(A) && Text(A) == FT) Name = Ps[I].Name;
         }
         for (size_t Ax = 0; Ax < GridAxes.size() && Ax < 3 && Name.empty(); ++Ax)
-          if (Text(GridAxes[Ax]) == FT) Name = std::string("@grid_") + char('x' + Ax);
+          if (Text(GridAxes[Ax]) == FT) Name = gridFactor(unsigned(Ax));
         if (!Name.empty()) C.Factors.push_back(Name);
       }
       if (C.Factors.empty() || (C.Factors.size() == 1 && C.Max >= INT32_MAX)) continue;

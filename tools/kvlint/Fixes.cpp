@@ -19,7 +19,7 @@ int applyAllFixes(const std::vector<Finding> &Fs, std::ostream &Err) {
   // the local of the kernel that uses it.
   for (const Finding &F : Fs)
     for (const FixIt &X : F.Fixes)
-      ByFile[X.Begin.File.empty() ? F.Range.Begin.File : X.Begin.File].push_back(&X);
+      ByFile[fixFile(F, X)].push_back(&X);
   int Failures = 0;
   for (auto &[Path, Fixes] : ByFile) {
     SourceCache SC;

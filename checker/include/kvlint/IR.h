@@ -190,12 +190,16 @@ struct Access {
 /// (`TORCH_CHECK(n * h * d <= INT_MAX)`, a checked-product helper): every
 /// product of a subset of these factors, each at least 1, is at most Max.
 /// Factors are the function's own names for the values (parameters,
-/// members).
+/// members), or gridFactor(axis) for the grid's extent along an axis.
 struct CheckedProduct {
   std::vector<std::string> Factors;
   int64_t Max = 0;
   std::string Source; ///< where the check is, for messages
 };
+
+/// The checked-product factor that stands for the launch grid's extent
+/// along Axis (0..2): a launch index along it is below it.
+inline std::string gridFactor(unsigned Axis) { return std::string("@grid_") + char('x' + Axis); }
 
 /// A lowered function. Owns its nodes.
 struct Function {

@@ -43,6 +43,12 @@ struct Finding {
   bool Latent = false;
 };
 
+/// The file a fix-it edits: its own (a finding in a header helper also
+/// widens the caller's local), else the finding's.
+inline const std::string &fixFile(const Finding &F, const FixIt &X) {
+  return X.Begin.File.empty() ? F.Range.Begin.File : X.Begin.File;
+}
+
 /// Rule options, keyed "<check-name>.<Option>" exactly as clang-tidy's
 /// CheckOptions spells them; the CLI reads the same keys from its config.
 /// A key without the check prefix ("Level", "Envelope.Tokens") is global:
