@@ -29,7 +29,7 @@ struct dim3 {
 #endif
 
 // Where a launch goes: the stream, and whether it may start while the kernel before it in the
-// stream drains (programmatic dependent launch, CUDA on sm_90+; see use_pdl()).
+// stream drains (programmatic dependent launch, CUDA on sm_90+; see target()).
 struct Target {
   gpu_stream_t stream;
   bool pdl;
@@ -131,7 +131,7 @@ kvref_status launch_decode(const kvref::StorePlan& plan, const Target& s) {
 // (the kernel then only traps; cudaFuncAttributes::ptxVersion is the architecture the code that
 // runs was compiled for).  Asked of the runtime once per device, then cached.  The kernels are
 // compiled together, so a limit above 0 also says that their code waits for prerequisite grids
-// (use_pdl).
+// (target()).
 int64_t bulk_record_smem_limit() {
 #if defined(KVREF_CUDA)
   constexpr int kCachedDevices = 64;
@@ -163,23 +163,24 @@ int64_t bulk_record_smem_limit() {
 #endif
 }
 
-// Whether launches on the calling thread's current device use programmatic dependent launch:
-// CUDA, code for sm_90+ on a device of compute capability 9.0+ (below, dev::wait_prerequisite_grids
-// is compiled out, and a kernel launched early would not wait), unless KVREF_PDL=0 is set in the
-// environment (read once).  docs/kvref/README.md.
-bool use_pdl() {
+// Where to launch on the calling thread's current device, given its bulk_record_smem_limit():
+// with programmatic dependent launch when the limit is above 0 (CUDA, code for sm_90+ on a
+// device of compute capability 9.0+; below, dev::wait_prerequisite_grids is compiled out, and a
+// kernel launched early would not wait), unless KVREF_PDL=0 is set in the environment (read
+// once).  docs/kvref/README.md.
+Target target(kvref_stream_t stream, int64_t sm90_limit) {
 #if defined(KVREF_CUDA)
   static const bool allowed = [] {
     const char* e = getenv("KVREF_PDL");
     return e == nullptr || strcmp(e, "0") != 0;
   }();
-  return allowed && bulk_record_smem_limit() > 0;
+  return Target{static_cast<gpu_stream_t>(stream), allowed && sm90_limit > 0};
 #else
-  return false;
+  (void)sm90_limit;
+  return Target{static_cast<gpu_stream_t>(stream), false};
 #endif
 }
-
-Target target(kvref_stream_t stream) { return Target{static_cast<gpu_stream_t>(stream), use_pdl()}; }
+Target target(kvref_stream_t stream) { return target(stream, bulk_record_smem_limit()); }
 
 kvref_status launch_store(const kvref::StorePlan& plan, const Target& s) {
   using namespace kvref;
@@ -283,7 +284,8 @@ kvref_status kvref_record_store(const kvref_record_store_args* args, kvref_strea
   const kvref_status st = kvref_validate_record_store(args);
   if (st != KVREF_SUCCESS) return st;
   if (args->num_tokens == 0) return KVREF_SUCCESS;
-  return launch_store(kvref::plan_record_store(*args, bulk_record_smem_limit()), target(stream));
+  const int64_t limit = bulk_record_smem_limit();  // asked once: the plan and the launch
+  return launch_store(kvref::plan_record_store(*args, limit), target(stream, limit));
 }
 
 }  // extern "C"
