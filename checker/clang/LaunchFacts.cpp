@@ -65,6 +65,15 @@ const Expr *strip(const Expr *E) {
   return E;
 }
 
+/// Text without whitespace: two spellings of one expression compare equal.
+std::string squeeze(const std::string &T) {
+  std::string Out;
+  for (char C : T)
+    if (!isspace(static_cast<unsigned char>(C)))
+      Out += C;
+  return Out;
+}
+
 std::optional<int64_t> foldInt(const Expr *E, ASTContext &Ctx) {
   if (!E || E->getType().isNull() || E->isValueDependent() || E->isTypeDependent() ||
       E->containsErrors() || !E->getType()->isIntegralOrEnumerationType())
@@ -862,6 +871,9 @@ private:
     F.Known = true;
     F.BoundBy = N.BoundBy;
     F.Div = B ? N.Div * *B : N.Div;
+    // The outermost divisor that is no constant: i < cdiv(cdiv(n, a), b)
+    // still gives i * b < n.
+    F.DivText = B ? "" : squeeze(DenText);
     return F;
   }
 
@@ -1610,6 +1622,9 @@ private:
     F.Known = true;
     F.BoundBy = N.BoundBy;
     F.Div = B ? N.Div * *B : N.Div; // cdiv(cdiv(n, a), b) = cdiv(n, a*b)
+    // The outermost divisor that is no constant: i < cdiv(cdiv(n, a), b)
+    // still gives i * b < n.
+    F.DivText = B ? "" : squeeze(DenText);
     return F;
   }
 
@@ -1771,6 +1786,23 @@ private:
     else
       grid(L.Grid, S.Axis);
     const FunctionDecl *Def = Key->getDefinition() ? Key->getDefinition() : Key;
+    // A grid of cdiv(n, b) programs where b is passed on as a parameter:
+    // the parameter's name.
+    for (SiteFact &Ax : S.Axis) {
+      if (Ax.DivText.empty())
+        continue;
+      unsigned Hits = 0;
+      size_t NA0 = L.Lexical ? L.ArgText.size() : L.Args.size();
+      for (unsigned I = 0; I < Def->getNumParams() && I < NA0; ++I) {
+        std::string T = L.Lexical ? squeeze(L.ArgText[I]) : squeeze(textOf(strip(L.Args[I])));
+        if (T == Ax.DivText && !Def->getParamDecl(I)->getName().empty()) {
+          Ax.DivBy = Def->getParamDecl(I)->getName().str();
+          ++Hits;
+        }
+      }
+      if (Hits != 1)
+        Ax.DivBy.clear();
+    }
     S.Args.resize(Def->getNumParams());
     size_t NA = L.Lexical ? L.LexArgs.size() : L.Args.size();
     for (unsigned I = 0; I < Def->getNumParams() && I < NA; ++I) {
@@ -1945,6 +1977,11 @@ ValueHint merge(const std::vector<const SiteFact *> &Fs, const std::vector<std::
   if (SameName) {
     H.BoundBy = Fs[0]->BoundBy;
     H.BoundDiv = Div;
+    bool SameDiv = true;
+    for (const SiteFact *F : Fs)
+      SameDiv &= F->DivBy == Fs[0]->DivBy;
+    if (SameDiv)
+      H.DivBy = Fs[0]->DivBy;
   }
   if (H.any()) {
     H.Source = "launch at " + Where[0];

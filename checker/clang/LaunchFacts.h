@@ -44,6 +44,8 @@ struct SiteFact {
   int64_t Lo = 0, Hi = 0;
   std::string BoundBy;
   int64_t Div = 1;
+  std::string DivText; ///< a divisor that is no constant, as written (no spaces)
+  std::string DivBy;   ///< ... the kernel parameter it is passed as
 };
 
 struct LaunchSite {

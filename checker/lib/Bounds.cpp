@@ -368,6 +368,49 @@ int64_t Bounds::quotientBound(const Node *Mul) {
   return Best;
 }
 
+// A launch index over a grid of cdiv(n, B) programs, times B itself (the
+// parameter the launcher passes the same B as: `grid = (cdiv(n_cols,
+// BLOCK_SIZE),)` with `BLOCK_SIZE=BLOCK_SIZE`, `<<<num_groups /
+// groups_per_block>>>` with `groups_per_block` passed on): the tile start
+// `pid * BLOCK_SIZE` is below n. Other factors multiply that bound. -1 when
+// the product is not one.
+int64_t Bounds::gridTileBound(const Node *Mul, std::string &Why) {
+  std::vector<const Node *> Fs;
+  mulFactors(Mul, Fs);
+  if (Fs.size() < 2 || Fs.size() > 6)
+    return -1;
+  for (size_t I = 0; I < Fs.size(); ++I) {
+    const Node *Q = strip(Fs[I]);
+    if (!Q || Q->K != Kind::LaunchIdx || Q->Hint.DivBy.empty() || Q->Hint.BoundBy.empty())
+      continue;
+    for (size_t J = 0; J < Fs.size(); ++J) {
+      const Node *P = strip(Fs[J]);
+      if (J == I || !P || (P->K != Kind::Param && P->K != Kind::Symbolic) || !P->Object.empty() ||
+          P->Name != Q->Hint.DivBy)
+        continue;
+      // (B is at least 1 where the launch runs: the grid divided by it.)
+      Bound Nb = named(Q, Q->Hint.BoundBy, "Grid");
+      if (Nb.Hi >= Inf)
+        return -1;
+      I128 Hi = std::max<int64_t>(Nb.Hi - 1, 0);
+      for (size_t K = 0; K < Fs.size(); ++K) {
+        if (K == I || K == J)
+          continue;
+        const Bound &X = of(Fs[K]);
+        if (X.Lo < 0)
+          return -1;
+        Hi *= X.Hi;
+        if (Hi >= Inf)
+          return -1;
+      }
+      Why = "'" + shortName(Q) + " * " + P->Name + "' is a tile of a grid of cdiv(" + Q->Hint.BoundBy +
+            ", " + P->Name + ") programs, below " + Q->Hint.BoundBy + " (" + Nb.Why + ")";
+      return int64_t(Hi);
+    }
+  }
+  return -1;
+}
+
 void Bounds::collectAtoms(const Node *C, bool Positive, std::vector<Atom> &Out, unsigned Depth) {
   C = strip(C);
   if (Depth > 16)
@@ -927,6 +970,14 @@ Bound Bounds::compute(const Node *N) {
       R.Why = "a guard bounds the index by a quotient of what it multiplies";
       R.Shaped = false;
     }
+    // A tile of a grid of cdiv(n, B) programs times B: below n.
+    if (std::string Why; true)
+      if (int64_t Hi = gridTileBound(N, Why); Hi >= 0 && Hi < R.Hi) {
+        R.Hi = Hi;
+        R.Exact = false;
+        R.Why = Why;
+        R.Shaped = false;
+      }
     // A product the host checks before the launch (TORCH_CHECK(n * h * d <=
     // INT_MAX), a checked-product helper) is bounded by the check when its
     // factors are among the checked ones.

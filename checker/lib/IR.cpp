@@ -105,9 +105,10 @@ std::string dump(const Node *N) {
   return S;
 }
 
-/// A hint in a dump: `[lo,hi]` for a range, `<name>` or `<name/div>` for a
-/// bound by a launcher's quantity (both when both are known). Shared by every
-/// frontend's tests.
+/// A hint in a dump: `[lo,hi]` for a range, `@name` or `@name/div` for a
+/// bound by a launcher's quantity (both when both are known), and
+/// `@name/(param)` when the divisor is the function's parameter `param`.
+/// Shared by every frontend's tests.
 std::string dumpHint(const ValueHint &H) {
   std::string S;
   if (H.HasRange)
@@ -116,6 +117,7 @@ std::string dumpHint(const ValueHint &H) {
     if (!S.empty()) S += " ";
     S += (H.Shape ? "@stride " : "@") + H.BoundBy;
     if (H.BoundDiv != 1) S += "/" + std::to_string(H.BoundDiv);
+    if (!H.DivBy.empty()) S += "/(" + H.DivBy + ")";
   }
   return S;
 }

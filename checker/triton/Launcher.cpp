@@ -101,6 +101,16 @@ struct Scope {
   /// range a launcher asserts for a local or a parameter.
   std::map<std::string, std::pair<Rng, uint32_t>> Asserted; ///< range, where
   std::set<std::string> Contiguous; ///< `assert x.is_contiguous()`
+  /// `if T <= 4096: k[grid](...)`: what a branch's condition says of a name,
+  /// for the launches in [Begin, End) (the branch; after an `if` whose body
+  /// returns or raises, the rest of the block, under the negation).
+  struct BranchFact {
+    std::string Name;
+    Rng R;
+    uint32_t Begin = 0, End = 0;
+  };
+  std::vector<BranchFact> Branch;
+  std::map<std::string, std::vector<uint32_t>> BindAt; ///< where each name is bound
   /// `assert n_rows * x.stride(0) < 2**31`: the factors' expressions, the
   /// largest value of their product, where the assert is.
   struct ProductAssert {
@@ -154,6 +164,9 @@ private:
   void bindTarget(Scope &S, TSNode T, TSNode Value);
   void bindNull(Scope &S, TSNode T);
   void assertFacts(Scope &S, TSNode C, unsigned D);
+  void condFacts(const Scope &S, TSNode C, bool Neg, std::vector<std::pair<std::string, Rng>> &Out,
+                 unsigned D);
+  void branchFacts(Scope &S, TSNode If);
   static const std::vector<TSNode> *lookup(const Scope *S, const std::string &N, bool &IsParam);
   std::vector<CheckedProduct> siteChecks(const Site &St, const std::vector<KParam> &Ps,
                                          const std::string &File);
@@ -181,6 +194,9 @@ private:
   ValueHint axisFact(TSNode E, const Site &St, const Scope *S, const std::string &Meta,
                      unsigned Depth = 0);
   int64_t divisor(TSNode B, const Site &St, const Scope *S, const std::string &Meta);
+  std::string divisorParam(TSNode B, const Site &St, const std::string &Meta);
+  /// The launched kernel's parameters, while its sites' grids are read.
+  const std::vector<KParam> *SiteParams = nullptr;
 
   // --- sites ----------------------------------------------------------------
   bool mentionsLaunch(TSNode Def, bool OrWalrus = false) const;
@@ -197,6 +213,7 @@ private:
 void Launcher::bindNull(Scope &S, TSNode T) {
   if (is(T, "identifier")) {
     S.Binds[M.text(T)].push_back(TSNode{});
+    S.BindAt[M.text(T)].push_back(ts_node_start_byte(T));
     return;
   }
   std::vector<TSNode> Work = {T};
@@ -204,8 +221,10 @@ void Launcher::bindNull(Scope &S, TSNode T) {
   while (!Work.empty() && ++Seen < 256) {
     TSNode N = Work.back();
     Work.pop_back();
-    if (is(N, "identifier")) S.Binds[M.text(N)].push_back(TSNode{});
-    else if (!is(N, "attribute") && !is(N, "subscript"))
+    if (is(N, "identifier")) {
+      S.Binds[M.text(N)].push_back(TSNode{});
+      S.BindAt[M.text(N)].push_back(ts_node_start_byte(N));
+    } else if (!is(N, "attribute") && !is(N, "subscript"))
       for (TSNode K : kids(N)) Work.push_back(K);
   }
 }
@@ -216,6 +235,7 @@ void Launcher::bindTarget(Scope &S, TSNode T, TSNode Value) {
   if (is(T, "identifier")) {
     std::string N = M.text(T);
     S.Binds[N].push_back(Value);
+    S.BindAt[N].push_back(ts_node_start_byte(T));
     std::string Obj;
     int64_t Idx;
     if (shapeIndex(V, Obj, Idx)) S.ShapeNames.emplace(std::make_pair(Obj, Idx), N);
@@ -353,6 +373,114 @@ void Launcher::assertFacts(Scope &S, TSNode C, unsigned D) {
   else if (Op == "<" && V >= 1) Narrow(M.text(L), {0, V - 1});
 }
 
+/// What a branch condition (negated: its else) says of names: upper bounds
+/// only, from `x <= C`, `x < C`, `x == C`, `x in (C1, ...)` (or mirrored), an
+/// `and` of them (negated: an `or`), `not c`, and a local bound once to such
+/// a condition (`use_short = T <= 4096; if use_short:`).
+void Launcher::condFacts(const Scope &S, TSNode C, bool Neg,
+                         std::vector<std::pair<std::string, Rng>> &Out, unsigned D) {
+  C = stripParens(C);
+  if (D > 8 || Out.size() > 16) return;
+  if (is(C, "not_operator")) {
+    condFacts(S, field(C, "argument"), !Neg, Out, D + 1);
+    return;
+  }
+  if (is(C, "boolean_operator")) {
+    std::string Op = M.text(field(C, "operator"));
+    if ((Op == "and" && !Neg) || (Op == "or" && Neg)) {
+      condFacts(S, field(C, "left"), Neg, Out, D + 1);
+      condFacts(S, field(C, "right"), Neg, Out, D + 1);
+    }
+    return;
+  }
+  if (is(C, "identifier")) {
+    bool IsParam;
+    const std::vector<TSNode> *Bs = lookup(&S, M.text(C), IsParam);
+    if (!IsParam && Bs && Bs->size() == 1 && !ts_node_is_null((*Bs)[0]))
+      condFacts(S, (*Bs)[0], Neg, Out, D + 1);
+    return;
+  }
+  if (!is(C, "comparison_operator")) return;
+  std::vector<TSNode> Ks = kids(C);
+  if (Ks.size() != 2) return;
+  std::string Op;
+  for (uint32_t I = 0; I < ts_node_child_count(C); ++I) {
+    TSNode K = ts_node_child(C, I);
+    if (!ts_node_is_named(K)) Op += (Op.empty() ? "" : " ") + M.text(K);
+  }
+  TSNode L = stripParens(Ks[0]), R = stripParens(Ks[1]);
+  if (Op == "in" && !Neg && is(L, "identifier") &&
+      (is(R, "tuple") || is(R, "list") || is(R, "set"))) {
+    Rng U{INT64_MAX, INT64_MIN};
+    for (TSNode E : kids(R)) {
+      Rng X;
+      if (!constRange(E, nullptr, X, 0)) return;
+      U = {std::min(U.Lo, X.Lo), std::max(U.Hi, X.Hi)};
+    }
+    if (U.Lo <= U.Hi) Out.push_back({M.text(L), U});
+    return;
+  }
+  auto Mirror = [](const std::string &O) -> std::string {
+    return O == "<" ? ">" : O == "<=" ? ">=" : O == ">" ? "<" : O == ">=" ? "<=" : O;
+  };
+  auto Negate = [](const std::string &O) -> std::string {
+    return O == "<" ? ">=" : O == "<=" ? ">" : O == ">" ? "<=" : O == ">=" ? "<" : O == "==" ? "!=" : "";
+  };
+  bool Flip = !is(L, "identifier");
+  if (Flip) std::swap(L, R);
+  Rng X;
+  if (!is(L, "identifier") || !constRange(R, nullptr, X, 0) || X.Lo != X.Hi) return;
+  if (Flip) Op = Mirror(Op);
+  if (Neg) Op = Negate(Op);
+  int64_t V = X.Lo;
+  // Sizes are not negative: a bound from above is a range from 0.
+  if (Op == "==") Out.push_back({M.text(L), {V, V}});
+  else if (Op == "<=" && V >= 0) Out.push_back({M.text(L), {0, V}});
+  else if (Op == "<" && V >= 1) Out.push_back({M.text(L), {0, V - 1}});
+}
+
+/// The facts an `if` statement gives its branches: its condition in its
+/// body, each `elif`'s with the negations of the conditions above it, the
+/// negations of all of them in the `else`; and, when the body ends in
+/// `return` or `raise` and there is no other branch, the negation for the
+/// rest of the enclosing block.
+void Launcher::branchFacts(Scope &S, TSNode If) {
+  std::vector<std::pair<std::string, Rng>> Negs; // negations of the conditions so far
+  auto Add = [&](const std::vector<std::pair<std::string, Rng>> &Fs, TSNode Body) {
+    if (ts_node_is_null(Body)) return;
+    for (const auto &[N, R] : Fs)
+      if (S.Branch.size() < 256)
+        S.Branch.push_back({N, R, ts_node_start_byte(Body), ts_node_end_byte(Body)});
+  };
+  std::vector<std::pair<std::string, Rng>> Own;
+  condFacts(S, field(If, "condition"), false, Own, 0);
+  Add(Own, field(If, "consequence"));
+  condFacts(S, field(If, "condition"), true, Negs, 0);
+  bool Other = false;
+  for (TSNode K : kids(If)) {
+    if (is(K, "elif_clause")) {
+      Other = true;
+      std::vector<std::pair<std::string, Rng>> Fs = Negs;
+      condFacts(S, field(K, "condition"), false, Fs, 0);
+      Add(Fs, field(K, "consequence"));
+      condFacts(S, field(K, "condition"), true, Negs, 0);
+    } else if (is(K, "else_clause")) {
+      Other = true;
+      Add(Negs, field(K, "body"));
+    }
+  }
+  // if T > 4096: raise ...  (the rest of the block runs under T <= 4096)
+  TSNode Body = field(If, "consequence");
+  TSNode Parent = ts_node_parent(If);
+  if (Other || ts_node_is_null(Body) || ts_node_is_null(Parent)) return;
+  uint32_t NK = ts_node_named_child_count(Body);
+  TSNode Last = NK ? ts_node_named_child(Body, NK - 1) : TSNode{};
+  if (ts_node_is_null(Last) || !(is(Last, "return_statement") || is(Last, "raise_statement"))) return;
+  for (const auto &[N, R] : Negs)
+    if (S.Branch.size() < 256)
+      S.Branch.push_back({N, R, ts_node_end_byte(If), ts_node_end_byte(Parent)});
+}
+
 /// Indexes one function body (not the bodies nested in it, which become
 /// scopes of their own), and the scopes nested in it.
 void Launcher::indexScope(TSNode Def, const Scope *Parent, unsigned Depth) {
@@ -405,7 +533,10 @@ void Launcher::indexScope(TSNode Def, const Scope *Parent, unsigned Depth) {
       bindNull(S, field(N, "left"));
     } else if (is(N, "named_expression")) {
       TSNode Nm = field(N, "name");
-      if (is(Nm, "identifier")) S.Binds[M.text(Nm)].push_back(field(N, "value"));
+      if (is(Nm, "identifier")) {
+        S.Binds[M.text(Nm)].push_back(field(N, "value"));
+        S.BindAt[M.text(Nm)].push_back(ts_node_start_byte(Nm));
+      }
     } else if (is(N, "as_pattern")) {
       TSNode A = field(N, "alias");
       if (!ts_node_is_null(A)) bindNull(S, A);
@@ -417,6 +548,8 @@ void Launcher::indexScope(TSNode Def, const Scope *Parent, unsigned Depth) {
       std::vector<TSNode> Ks = kids(N);
       if (!Ks.empty()) assertFacts(S, Ks[0], 0);
       continue;
+    } else if (is(N, "if_statement")) {
+      branchFacts(S, N);
     } else if (is(N, "call")) {
       TSNode Fn = field(N, "function");
       if (is(Fn, "subscript") && M.Jit.count(launchedName(field(Fn, "value"))))
@@ -599,6 +732,36 @@ bool Launcher::constRangeImpl(TSNode E, const Scope *S, Rng &R, unsigned D) {
   }
   if (is(E, "identifier")) {
     std::string N = M.text(E);
+    // What the branches the launch is in say of the name (if T <= 4096:).
+    bool InBranch = false;
+    Rng BR{INT64_MIN, INT64_MAX};
+    for (const Scope *X = S; X; X = X->Parent)
+      for (const Scope::BranchFact &F : X->Branch)
+        if (F.Name == N && F.Begin <= SiteAt && SiteAt < F.End) {
+          // Not when the name is bound again between the branch and the
+          // launch (or by a loop, where it cannot be told).
+          bool Rebound = false;
+          for (const Scope *Y = S; Y && !Rebound; Y = Y->Parent) {
+            auto B = Y->BindAt.find(N);
+            if (B != Y->BindAt.end())
+              for (uint32_t At : B->second)
+                Rebound |= At >= F.Begin && At < SiteAt;
+            if (Y == X) break;
+          }
+          if (Rebound) continue;
+          BR = {std::max(BR.Lo, F.R.Lo), std::min(BR.Hi, F.R.Hi)};
+          InBranch = true;
+        }
+    if (InBranch && BR.Lo <= BR.Hi) {
+      R = BR;
+      for (const Scope *X = S; X; X = X->Parent) {
+        auto It = X->Asserted.find(N);
+        if (It != X->Asserted.end() && It->second.second < SiteAt &&
+            It->second.first.Lo <= It->second.first.Hi)
+          R = {std::max(R.Lo, It->second.first.Lo), std::min(R.Hi, It->second.first.Hi)};
+      }
+      if (R.Lo <= R.Hi) return true;
+    }
     // What the launcher asserts of the name (assert NK == 1) holds at the
     // launches below the assert.
     for (const Scope *X = S; X; X = X->Parent) {
@@ -839,6 +1002,36 @@ int64_t Launcher::divisor(TSNode B, const Site &St, const Scope *S, const std::s
   return 1;
 }
 
+/// The kernel parameter a grid's block size is passed as, when it is not a
+/// constant: META["BLOCK"] of a grid function is the parameter BLOCK; a
+/// launcher's local is the parameter the same name is passed for
+/// (`BLOCK_SIZE=BLOCK_SIZE`, or positionally). Empty when none or several.
+std::string Launcher::divisorParam(TSNode B, const Site &St, const std::string &Meta) {
+  B = stripParens(B);
+  if (is(B, "subscript") && !Meta.empty() && M.text(field(B, "value")) == Meta) {
+    std::vector<TSNode> Subs = fieldKids(B, "subscript");
+    std::string Key = Subs.size() == 1 ? stringValue(M, Subs[0]) : "";
+    if (SiteParams)
+      for (const KParam &P : *SiteParams)
+        if (P.Name == Key) return Key;
+    return "";
+  }
+  if (!is(B, "identifier") || !SiteParams) return "";
+  std::string T = M.text(B), Found;
+  unsigned N = 0;
+  for (size_t I = 0; I < SiteParams->size(); ++I) {
+    const std::string &P = (*SiteParams)[I].Name;
+    TSNode A{};
+    auto It = St.Kw.find(P);
+    if (It != St.Kw.end()) A = It->second;
+    else if (I < St.Pos.size()) A = St.Pos[I];
+    if (ts_node_is_null(A) || !is(stripParens(A), "identifier") || M.text(stripParens(A)) != T) continue;
+    Found = P;
+    ++N;
+  }
+  return N == 1 ? Found : "";
+}
+
 /// What a grid entry says about tl.program_id along its axis.
 ValueHint Launcher::axisFact(TSNode E, const Site &St, const Scope *S, const std::string &Meta,
                              unsigned Depth) {
@@ -922,6 +1115,7 @@ ValueHint Launcher::axisFact(TSNode E, const Site &St, const Scope *S, const std
     if (!Nm.empty()) {
       H.BoundBy = Nm;
       H.BoundDiv = Div;
+      H.DivBy = divisorParam(B, St, Meta);
     }
     return H;
   }
@@ -1019,6 +1213,7 @@ ValueHint mergeHint(const ValueHint &A, const ValueHint &B) {
   } else if (!A.HasRange && !B.HasRange && !A.BoundBy.empty() && A.BoundBy == B.BoundBy) {
     H.BoundBy = A.BoundBy;
     H.BoundDiv = std::min(A.BoundDiv, B.BoundDiv);
+    if (A.DivBy == B.DivBy) H.DivBy = A.DivBy;
   }
   H.Source = A.Source.empty() ? B.Source : A.Source;
   return H;
@@ -1484,6 +1679,7 @@ void Launcher::run() {
       if (Elem.known()) LF.Elem[Ps[I].Name] = Elem;
     }
     // Grids: every site's grid must be seen.
+    SiteParams = &Ps;
     std::vector<std::vector<ValueHint>> Gs;
     for (const Site &St : Ss) {
       Work = 0;
@@ -1495,6 +1691,7 @@ void Launcher::run() {
       }
       Gs.push_back(Axes);
     }
+    SiteParams = nullptr;
     if (!Gs.empty()) {
       for (unsigned Ax = 0; Ax < 3; ++Ax) {
         ValueHint H;

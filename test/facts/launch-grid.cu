@@ -1,7 +1,8 @@
 // Launch facts, grids: the grid a host function launches a kernel with
 // bounds blockIdx along each axis. --dump-ir prints the hint on the node:
-// [lo,hi] for a constant range, @name or <name/div> for "below the
-// launcher's quantity name (divided by div, rounded up)".
+// [lo,hi] for a constant range, @name or @name/div for "below the
+// launcher's quantity name (divided by div, rounded up)", @name/(param) when
+// the divisor is what the kernel's parameter param is passed.
 // RUN: %if kvlint %{ %kvlint --dump-ir %s > %t || true %}
 // RUN: %if kvlint %{ FileCheck %s < %t %}
 #include <cstdint>
@@ -73,6 +74,16 @@ __global__ void never_launched(float *out, int d) { out[blockIdx.x * d] = 0.f; }
 
 dim3 grid_for(int n);
 
+// A grid divided by a value the kernel is passed: blockIdx.x * rows_per_block
+// is below num_tokens (/(rows_per_block) names the parameter); a divisor
+// passed as no parameter gives no such name.
+// CHECK-LABEL: function by_param_tile (cuda, kernel)
+// CHECK: (LaunchIdx:u32 blockIdx.x @num_tokens/(rows_per_block))
+// CHECK: (LaunchIdx:u32 blockIdx.y @rows)
+__global__ void by_param_tile(float *out, int rows_per_block) {
+  out[blockIdx.x * rows_per_block + blockIdx.y] = 0.f;
+}
+
 void launch(float *out, int num_tokens, int n, int h, int rows, int batch, int num_heads,
             int hidden, cudaStream_t stream) {
   by_tokens<<<num_tokens, 256, 0, stream>>>(out, hidden);
@@ -92,5 +103,6 @@ void launch(float *out, int num_tokens, int n, int h, int rows, int batch, int n
   dim3 g2(num_tokens);
   g2.x = num_heads * 2;
   changed<<<g2, 32>>>(out, hidden);
+  by_param_tile<<<dim3((num_tokens + hidden - 1) / hidden, rows / num_heads), 32>>>(out, hidden);
   (void)grid_for;
 }

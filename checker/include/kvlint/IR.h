@@ -95,6 +95,10 @@ struct ValueHint {
                           ///< envelope maps to a dimension ("num_tokens")
   int64_t BoundDiv = 1;   ///< ... divided by this (rounded up): a grid of
                           ///< cdiv(n, BLOCK) programs
+  std::string DivBy;      ///< ... divided (rounded up) by the function's own
+                          ///< parameter of this name: a grid of cdiv(n, B)
+                          ///< programs launched with B passed as that
+                          ///< parameter, so index * B stays below n
   bool Shape = false;     ///< BoundBy is a product of the sizes of a contiguous
                           ///< tensor the launcher shows, the parameter its
                           ///< stride ("H*D"): an upper bound, not a name
