@@ -19,6 +19,10 @@
 #define __forceinline__ __inline__ __attribute__((always_inline))
 #define __noinline__ __attribute__((noinline))
 #define __launch_bounds__(...) __attribute__((launch_bounds(__VA_ARGS__)))
+/* Thread-block clusters and register caps (sm_90 kernels): undefined, the
+ * kernel's declaration would not parse and the whole kernel would be lost. */
+#define __cluster_dims__(...)
+#define __maxnreg__(n)
 #define __restrict__ __restrict
 #define __align__(n) __attribute__((aligned(n)))
 #define __grid_constant__

@@ -89,3 +89,21 @@ __global__ void decoder_fixed(at::PackedTensorAccessor32<scalar_t, 4, at::Restri
   const scalar_t *row = cache_K.data() + t * K_stride_1;
   (void)row;
 }
+
+// Thread-block clusters (sm_90): `__cluster_dims__` and `__maxnreg__` come
+// from the toolkit's headers; without the prelude's stand-ins the kernel's
+// declaration does not parse and the kernel is lost (FlashInfer's
+// fast_topk_clusters_exact). Positive: a row of the logits per cluster.
+template <int NClusters>
+__global__ __launch_bounds__(1024) void __cluster_dims__(NClusters, 1, 1)
+    topk_clusters(const float *logits, float *out, int vocab_size) {
+  const int cluster_id = blockIdx.x / NClusters;
+  // CHECK: stand-ins.cu:[[@LINE+1]]:29: warning: 32-bit signed product 'cluster_id * vocab_size' is used as a memory offset and wraps past 2^31: 'cluster_id' <= 65,535 ('blockIdx.x' spans a grid the launcher does not show: below Envelope.Grid = 65,536) times 'vocab_size' <= 262,144 ('vocab_size' is named like it: Envelope.Vocab = 262,144); widen 'cluster_id' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+  out[threadIdx.x] = logits[cluster_id * vocab_size + threadIdx.x];
+}
+
+// Positive: the same with a register cap.
+__global__ void __maxnreg__(64) capped_rows(const float *logits, float *out, int vocab_size) {
+  // CHECK: stand-ins.cu:[[@LINE+1]]:29: warning: 32-bit unsigned product 'blockIdx.x * vocab_size' is used as a memory offset and wraps past 2^32: 'blockIdx.x' <= 65,535 ('blockIdx.x' spans a grid the launcher does not show: below Envelope.Grid = 65,536) times 'vocab_size' <= 262,144 ('vocab_size' is named like it: Envelope.Vocab = 262,144); widen 'blockIdx.x' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+  out[threadIdx.x] = logits[blockIdx.x * vocab_size + threadIdx.x];
+}
