@@ -74,7 +74,8 @@ const DimSpec Specs[] = {
      "pools past 7.3M slots run in production: SGLang's DeepSeek MLA store wrapped at slot "
      "7,341,824 (3.7M-slot pools are common on MI300X)"},
     {"KvPages", 8388608,
-     "page|block_?(id|idx|ids|num|no|table|tables)|^block$|^blk|physical_?block|^num_?blocks(?!_?per)|^indices$|"
+     "page|^(?![mnk]_?block).*block_?(id|idx|ids|num|no|table|tables)|^block$|^blk|physical_?block|"
+     "^num_?blocks(?!_?per)|^indices$|"
      "^kv_?indptr$|^(src|dst)_?blocks$|^(?!req).*(state|cache)_?(batch_?)?indices|"
      "max_?num_?blocks|max_?blocks",
      "at page size 1 (SGLang) pages are slots: 8,388,608"},

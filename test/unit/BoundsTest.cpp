@@ -60,6 +60,11 @@ TEST(Envelope, NamesMapToDimensionsFirstMatchWins) {
   EXPECT_EQ(E.byName("kv_indptr")->Key, "KvPages");  // a request's first page
   EXPECT_EQ(E.byName("src_blocks")->Key, "KvPages"); // copy/swap block lists
   EXPECT_EQ(E.byName("x_blocks"), nullptr);          // CTAs, not KV blocks
+  EXPECT_EQ(E.byName("block_idx")->Key, "KvPages");
+  EXPECT_EQ(E.byName("kv_block_idx")->Key, "KvPages");
+  EXPECT_EQ(E.byName("m_block_idx"), nullptr);       // a GEMM's M tile, not a KV block
+  EXPECT_EQ(E.byName("n_block_id"), nullptr);
+  EXPECT_EQ(E.byName("kBlockIdx")->Key, "KvPages");  // a k-constant's name is the rest
   EXPECT_EQ(E.byName("indptr"), nullptr);            // rows of anything
   EXPECT_EQ(E.byName("T")->Key, "SeqLen");
   EXPECT_EQ(E.byName("size_m")->Key, "Tokens");
