@@ -146,6 +146,7 @@ public:
     ConfigGrid.clear();
     Dim3Member.clear();
     ScanBody = Body;
+    Current = factsKey(FD);
     Locals.clear();
     for (const ParmVarDecl *P : FD->parameters())
       addLocal(P);
@@ -201,10 +202,42 @@ private:
   /// each axis of a local dim3 before the launch that reads it.
   std::map<std::pair<const ValueDecl *, char>, const Expr *> Dim3Member;
   const Stmt *ScanBody = nullptr; ///< the body of the function being scanned
+  const FunctionDecl *Current = nullptr; ///< factsKey of the function being scanned
+
+  // ---- callers --------------------------------------------------------------
+  //
+  // `if (size_m < 32) { launch_small<T>(..., size_m, ...); return; }`: a host
+  // function that launches a kernel with its parameter, called only under a
+  // condition that bounds the argument, passes the kernel that bound. The
+  // index holds every call of every host function of the TU with the branch
+  // conditions that hold at it; a function is taken only when the TU holds
+  // all its callers (a template, or internal linkage) and its every use is a
+  // call (no address taken).
+  struct CallSite {
+    std::vector<const Expr *> Args;
+    std::vector<std::pair<const Expr *, bool>> Conds;
+    const FunctionDecl *Caller = nullptr; ///< factsKey
+  };
+  std::map<const FunctionDecl *, std::vector<CallSite>> Callers;
+  std::map<const FunctionDecl *, unsigned> Uses, CallUses;
+
   std::map<std::string, const VarDecl *> Locals; // by name; null when ambiguous
 
 public:
   std::multimap<std::string, const FunctionDecl *> Kernels; // by name, for lexLaunches
+
+  /// Adds the calls in FD's body to the caller index (before any scan).
+  void indexCalls(const FunctionDecl *FD) {
+    std::vector<std::pair<const Expr *, bool>> Br;
+    indexStmt(FD->getBody(), factsKey(FD), Br, 0);
+  }
+  /// A reference to a function anywhere in the TU (a call's callee, an
+  /// address taken, a global's initializer): a function with more
+  /// references than indexed calls has callers the index does not show.
+  void noteUse(const Expr *E) {
+    if (const FunctionDecl *K = calleeKey(E))
+      ++Uses[K];
+  }
 
 private:
   void addLocal(const VarDecl *VD) {
@@ -756,6 +789,14 @@ private:
           if (!isa<ParmVarDecl>(VD) && VD->getInit() && !Assigned.count(VD) &&
               !VD->getType()->isReferenceType())
             F = axis(VD->getInit());
+          if (const auto *PV = dyn_cast<ParmVarDecl>(VD); PV && !Assigned.count(PV) && Current &&
+                                                          factsKey(dyn_cast_or_null<FunctionDecl>(
+                                                              PV->getDeclContext())) == Current)
+            if (auto M = callerMax(Current, PV->getFunctionScopeIndex()); M && *M >= 1) {
+              F.Known = F.HasRange = true;
+              F.Hi = *M - 1;
+              return F;
+            }
         } else if (auto D = lexDecl(N)) {
           if (D->Dim3)
             return F;
@@ -866,6 +907,11 @@ private:
         return F;
     }
     SiteFact N = lexAxis(*Main, Depth + 1);
+    if (N.Known && N.HasRange && N.BoundBy.empty() && B && N.Lo >= 0) {
+      F.Known = F.HasRange = true;
+      F.Hi = std::max<int64_t>((N.Hi + *B) / *B - 1, 0);
+      return F;
+    }
     if (!N.Known || N.BoundBy.empty())
       return F;
     F.Known = true;
@@ -1525,6 +1571,13 @@ private:
         return F;
       }
     }
+    // A parameter every caller passes bounded (`if (size_m < 32)
+    // launch_small(..., size_m)`): an extent below the bound.
+    if (auto M = callerMaxOf(E); M && *M >= 1) {
+      F.Known = F.HasRange = true;
+      F.Hi = *M - 1;
+      return F;
+    }
     if (const Expr *Init = initOf(E)) {
       F = axis(Init, Depth + 1);
       if (!F.Known) {
@@ -1617,6 +1670,12 @@ private:
         return F;
     }
     SiteFact N = axis(Main, Depth + 1);
+    if (N.Known && N.HasRange && N.BoundBy.empty() && B && N.Lo >= 0) {
+      // An extent of at most N.Hi + 1, divided: at most cdiv(N.Hi + 1, B).
+      F.Known = F.HasRange = true;
+      F.Hi = std::max<int64_t>((N.Hi + *B) / *B - 1, 0);
+      return F;
+    }
     if (!N.Known || N.BoundBy.empty())
       return F;
     F.Known = true;
@@ -1713,6 +1772,141 @@ private:
 
   /// The largest value X takes where the launch's branch conditions (true =
   /// negated) hold: the smallest `X <= M` they say (upperBounds).
+  /// The function a call or reference names: the callee, or the one
+  /// template a dependent call (`launch<T>(...)` in a template) can reach.
+  static const FunctionDecl *calleeKey(const Expr *E) {
+    E = E ? E->IgnoreParenImpCasts() : nullptr;
+    if (const auto *DR = dyn_cast_or_null<DeclRefExpr>(E))
+      return factsKey(dyn_cast<FunctionDecl>(DR->getDecl()));
+    if (const auto *UL = dyn_cast_or_null<UnresolvedLookupExpr>(E)) {
+      if (UL->getNumDecls() != 1)
+        return nullptr;
+      const NamedDecl *D = (*UL->decls_begin())->getUnderlyingDecl();
+      if (const auto *FT = dyn_cast<FunctionTemplateDecl>(D))
+        return factsKey(FT->getTemplatedDecl());
+      return factsKey(dyn_cast<FunctionDecl>(D));
+    }
+    return nullptr;
+  }
+
+  void indexStmt(const Stmt *S, const FunctionDecl *Caller,
+                 std::vector<std::pair<const Expr *, bool>> &Br, unsigned Depth) {
+    if (!S || Depth > 200)
+      return;
+    if (const auto *IS = dyn_cast<IfStmt>(S)) {
+      indexStmt(IS->getInit(), Caller, Br, Depth + 1);
+      indexStmt(IS->getCond(), Caller, Br, Depth + 1);
+      if (IS->getCond() && !IS->isConstexpr() && Br.size() < 32) {
+        Br.push_back({IS->getCond(), false});
+        indexStmt(IS->getThen(), Caller, Br, Depth + 1);
+        Br.back().second = true;
+        indexStmt(IS->getElse(), Caller, Br, Depth + 1);
+        Br.pop_back();
+      } else {
+        indexStmt(IS->getThen(), Caller, Br, Depth + 1);
+        indexStmt(IS->getElse(), Caller, Br, Depth + 1);
+      }
+      return;
+    }
+    if (const auto *CS = dyn_cast<CompoundStmt>(S)) {
+      size_t Pushed = 0;
+      for (const Stmt *C : CS->body()) {
+        indexStmt(C, Caller, Br, Depth + 1);
+        // if (c) { ...; return; }: the rest of the block runs under !c.
+        const auto *IS = dyn_cast<IfStmt>(C);
+        if (IS && !IS->getElse() && IS->getCond() && !IS->isConstexpr() && Br.size() < 32 &&
+            (returns(IS->getThen()) || fails(IS->getThen()))) {
+          Br.push_back({IS->getCond(), true});
+          ++Pushed;
+        }
+      }
+      Br.resize(Br.size() - Pushed);
+      return;
+    }
+    if (const auto *CE = dyn_cast<CallExpr>(S); CE && !isa<CUDAKernelCallExpr>(CE))
+      if (const FunctionDecl *K = calleeKey(CE->getCallee())) {
+        CallSite C;
+        C.Args.assign(CE->arg_begin(), CE->arg_end());
+        C.Conds = Br;
+        C.Caller = Caller;
+        Callers[K].push_back(std::move(C));
+        ++CallUses[K];
+      }
+    for (const Stmt *C : S->children())
+      indexStmt(C, Caller, Br, Depth + 1);
+  }
+
+  /// The largest value parameter P of function F (a factsKey) is passed by
+  /// every call in the TU, when each call passes a constant, a value its
+  /// branch conditions bound from above, or a parameter of its caller that
+  /// is bounded so in turn; none when a call says nothing, or F may have
+  /// callers the TU does not show.
+  std::optional<int64_t> callerMax(const FunctionDecl *F, unsigned P, unsigned Depth = 0) {
+    if (!F || Depth > 3 || F->hasAttr<CUDAGlobalAttr>())
+      return std::nullopt;
+    if (!holdsEveryCaller(F))
+      return std::nullopt;
+    auto It = Callers.find(F);
+    if (It == Callers.end() || It->second.empty() || Uses[F] != CallUses[F])
+      return std::nullopt;
+    std::optional<int64_t> Max;
+    for (const CallSite &C : It->second) {
+      if (P >= C.Args.size())
+        return std::nullopt;
+      const Expr *A = strip(C.Args[P]);
+      std::optional<int64_t> V = foldInt(A, Ctx);
+      if (!V)
+        V = branchMax(A, C.Conds);
+      if (!V)
+        if (const auto *DR = dyn_cast<DeclRefExpr>(A))
+          if (const auto *PV = dyn_cast<ParmVarDecl>(DR->getDecl()))
+            if (C.Caller && PV->getFunctionScopeIndex() < C.Caller->getNumParams())
+              V = callerMax(C.Caller, PV->getFunctionScopeIndex(), Depth + 1);
+      if (!V)
+        return std::nullopt;
+      Max = Max ? std::max(*Max, *V) : *V;
+    }
+    return Max;
+  }
+
+  /// Whether the TU shows every call of F: F is defined in a source file
+  /// being scanned as the main file (a header's functions are called by
+  /// every file that includes it), and no other file can name it: internal
+  /// linkage, or a template the file does not instantiate explicitly.
+  bool holdsEveryCaller(const FunctionDecl *F) {
+    const SourceManager &SM = Ctx.getSourceManager();
+    if (!SM.isInMainFile(SM.getExpansionLoc(F->getLocation())))
+      return false;
+    OptionalFileEntryRef Main = SM.getFileEntryRefForID(SM.getMainFileID());
+    StringRef Ext = Main ? llvm::sys::path::extension(Main->getName()) : StringRef();
+    if (!(Ext == ".cu" || Ext == ".cpp" || Ext == ".cc" || Ext == ".cxx" || Ext == ".hip" ||
+          Ext == ".c"))
+      return false;
+    if (!F->isExternallyVisible())
+      return true;
+    const FunctionTemplateDecl *FT = F->getDescribedFunctionTemplate();
+    if (!FT)
+      return false;
+    for (const FunctionDecl *Spec : FT->specializations()) {
+      TemplateSpecializationKind K = Spec->getTemplateSpecializationKind();
+      if (K == TSK_ExplicitInstantiationDefinition || K == TSK_ExplicitInstantiationDeclaration ||
+          K == TSK_ExplicitSpecialization)
+        return false;
+    }
+    return true;
+  }
+
+  /// callerMax of a reference to a parameter of the function being scanned.
+  std::optional<int64_t> callerMaxOf(const Expr *E) {
+    const auto *DR = dyn_cast_or_null<DeclRefExpr>(E ? strip(E) : nullptr);
+    const auto *PV = DR ? dyn_cast<ParmVarDecl>(DR->getDecl()) : nullptr;
+    if (!PV || !Current || factsKey(dyn_cast_or_null<FunctionDecl>(PV->getDeclContext())) != Current)
+      return std::nullopt;
+    if (Assigned.count(PV))
+      return std::nullopt; // the parameter is written before the launch
+    return callerMax(Current, PV->getFunctionScopeIndex());
+  }
+
   std::optional<int64_t> branchMax(const Expr *X, const std::vector<std::pair<const Expr *, bool>> &Cs) {
     const auto *XD = dyn_cast<DeclRefExpr>(X);
     if (!XD)
@@ -1740,6 +1934,12 @@ private:
         F.Hi = *M;
         return F;
       }
+    if (auto M = callerMaxOf(E); M && *M >= 0) {
+      F.Known = F.HasRange = true;
+      F.Lo = 0; // a size every caller passes bounded from above
+      F.Hi = *M;
+      return F;
+    }
     if (auto V = foldInt(E, Ctx)) {
       F.Known = F.HasRange = true;
       F.Lo = F.Hi = *V;
@@ -2043,6 +2243,15 @@ public:
   }
   std::vector<const FunctionDecl *> Hosts; // scanned once every kernel is known
 
+  bool VisitDeclRefExpr(DeclRefExpr *DR) {
+    S.noteUse(DR);
+    return true;
+  }
+  bool VisitUnresolvedLookupExpr(UnresolvedLookupExpr *UL) {
+    S.noteUse(UL);
+    return true;
+  }
+
 private:
   SourceManager &SM;
   LaunchScanner &S;
@@ -2057,6 +2266,8 @@ FactsMap scanLaunches(ASTContext &Ctx, const std::string &Helpers, bool MainOnly
   LaunchScanner S(Ctx, M, R);
   LaunchCollector C(Ctx, S, MainOnly);
   C.TraverseDecl(Ctx.getTranslationUnitDecl());
+  for (const FunctionDecl *FD : C.Hosts)
+    S.indexCalls(FD);
   for (const FunctionDecl *FD : C.Hosts)
     S.scanFunction(FD);
   S.scanFileTokens(Ctx.getSourceManager().getMainFileID());
