@@ -1836,6 +1836,27 @@ private:
       indexStmt(C, Caller, Br, Depth + 1);
   }
 
+  /// Whether D is written in S (assigned, incremented, its address taken):
+  /// a caller's condition on it then need not hold where it is passed.
+  static bool writtenIn(const ValueDecl *D, const Stmt *S, unsigned Depth = 0) {
+    if (!S || Depth > 200)
+      return false;
+    auto Names = [&](const Expr *E) {
+      E = E->IgnoreParenImpCasts();
+      const auto *DR = dyn_cast<DeclRefExpr>(E);
+      return DR && DR->getDecl() == D;
+    };
+    if (const auto *BO = dyn_cast<BinaryOperator>(S); BO && BO->isAssignmentOp() && Names(BO->getLHS()))
+      return true;
+    if (const auto *UO = dyn_cast<UnaryOperator>(S);
+        UO && (UO->isIncrementDecrementOp() || UO->getOpcode() == UO_AddrOf) && Names(UO->getSubExpr()))
+      return true;
+    for (const Stmt *C : S->children())
+      if (writtenIn(D, C, Depth + 1))
+        return true;
+    return false;
+  }
+
   /// The largest value parameter P of function F (a factsKey) is passed by
   /// every call in the TU, when each call passes a constant, a value its
   /// branch conditions bound from above, or a parameter of its caller that
@@ -1855,6 +1876,9 @@ private:
         return std::nullopt;
       const Expr *A = strip(C.Args[P]);
       std::optional<int64_t> V = foldInt(A, Ctx);
+      const auto *ADR = dyn_cast<DeclRefExpr>(A);
+      if (ADR && C.Caller && writtenIn(ADR->getDecl(), C.Caller->getBody()))
+        return std::nullopt; // the caller changes the value it passes
       if (!V)
         V = branchMax(A, C.Conds);
       if (!V)

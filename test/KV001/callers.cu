@@ -6,7 +6,8 @@
 // fallback of the 64x16 one). Taken only when the file holds every caller:
 // a template or a function of internal linkage, never named but in calls.
 // Positive twins: an externally visible launcher, one whose address is taken,
-// one caller without the condition, a condition that bounds another value.
+// one caller without the condition, a condition that bounds another value, a
+// value the caller changes after the condition.
 // RUN: %if kvlint %{ not %kvlint --per-site %s | FileCheck %s --implicit-check-not=warning: %}
 // RUN: %if tidy %{ %tidy %s -- %cuda-flags | FileCheck %s --implicit-check-not=warning: %}
 #include <cstdint>
@@ -121,7 +122,7 @@ void rows_twice(float *out, int num_tokens, int hidden) {
 
 __global__ void rows_other(float *out, int num_tokens, int hidden) {
   // Positive: the condition bounds the hidden size, not the rows.
-  // CHECK: callers.cu:[[@LINE+1]]:7: warning: 32-bit unsigned product 'blockIdx.x * hidden' is used as a memory offset and wraps past 2^32: 'blockIdx.x' <= 1,048,575 (the grid spans num_tokens ('num_tokens' is named like it: Envelope.Tokens = 1,048,576)) times 'hidden' <= 8,192 (launch at callers.cu:129); widen 'blockIdx.x' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+  // CHECK: callers.cu:[[@LINE+1]]:7: warning: 32-bit unsigned product 'blockIdx.x * hidden' is used as a memory offset and wraps past 2^32: 'blockIdx.x' <= 1,048,575 (the grid spans num_tokens ('num_tokens' is named like it: Envelope.Tokens = 1,048,576)) times 'hidden' <= 8,192 (launch at callers.cu:130); widen 'blockIdx.x' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
   out[blockIdx.x * hidden + threadIdx.x] = 0.f;
 }
 
@@ -132,4 +133,21 @@ static void launch_rows_other(float *out, int num_tokens, int hidden) {
 void rows_by_hidden(float *out, int num_tokens, int hidden_size) {
   if (hidden_size <= 8192)
     launch_rows_other(out, num_tokens, hidden_size);
+}
+
+__global__ void rows_rescaled(float *out, int num_tokens, int hidden) {
+  // Positive: the caller scales the value after the condition bounded it.
+  // CHECK: callers.cu:[[@LINE+1]]:7: warning: 32-bit unsigned product 'blockIdx.x * hidden' is used as a memory offset and wraps past 2^32: 'blockIdx.x' <= 1,048,575 (the grid spans num_tokens ('num_tokens' is named like it: Envelope.Tokens = 1,048,576)) times 'hidden' <= 16,384 ('hidden' is named like it: Envelope.Hidden = 16,384); widen 'blockIdx.x' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+  out[blockIdx.x * hidden + threadIdx.x] = 0.f;
+}
+
+static void launch_rows_rescaled(float *out, int num_tokens, int hidden) {
+  rows_rescaled<<<num_tokens, 256>>>(out, num_tokens, hidden);
+}
+
+void rows_chunks(float *out, int num_tokens, int chunks, int hidden) {
+  if (num_tokens < 16) {
+    num_tokens *= chunks;
+    launch_rows_rescaled(out, num_tokens, hidden);
+  }
 }
