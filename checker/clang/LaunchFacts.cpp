@@ -1951,7 +1951,9 @@ private:
     if (!E || Depth > 4)
       return F;
     E = strip(E);
-    if (Conds && !Conds->empty())
+    const auto *EDR = dyn_cast<DeclRefExpr>(E);
+    // (Not for a variable the launcher writes: `if (m < 64) { m *= k; launch(m); }`.)
+    if (Conds && !Conds->empty() && !(EDR && Assigned.count(EDR->getDecl())))
       if (auto M = branchMax(E, *Conds); M && *M >= 0) {
         F.Known = F.HasRange = true;
         F.Lo = 0; // a size the launch is guarded by from above
