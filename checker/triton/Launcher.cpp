@@ -177,6 +177,17 @@ private:
   /// Where the launch being evaluated is: asserts count above it only.
   uint32_t SiteAt = UINT32_MAX;
   bool constRange(TSNode E, const Scope *S, Rng &R, unsigned D);
+  /// Whether N is bound in [From, SiteAt) in S or a scope up to Upto.
+  bool reboundBetween(const Scope *S, const Scope *Upto, const std::string &N, uint32_t From) const {
+    for (const Scope *Y = S; Y; Y = Y->Parent) {
+      auto B = Y->BindAt.find(N);
+      if (B != Y->BindAt.end())
+        for (uint32_t At : B->second)
+          if (At >= From && At < SiteAt) return true;
+      if (Y == Upto) break;
+    }
+    return false;
+  }
   bool constRangeImpl(TSNode E, const Scope *S, Rng &R, unsigned D);
   std::string valueName(TSNode E, const Scope *S, unsigned D);
   std::string productNames(TSNode E, const Scope *S);
@@ -739,16 +750,8 @@ bool Launcher::constRangeImpl(TSNode E, const Scope *S, Rng &R, unsigned D) {
       for (const Scope::BranchFact &F : X->Branch)
         if (F.Name == N && F.Begin <= SiteAt && SiteAt < F.End) {
           // Not when the name is bound again between the branch and the
-          // launch (or by a loop, where it cannot be told).
-          bool Rebound = false;
-          for (const Scope *Y = S; Y && !Rebound; Y = Y->Parent) {
-            auto B = Y->BindAt.find(N);
-            if (B != Y->BindAt.end())
-              for (uint32_t At : B->second)
-                Rebound |= At >= F.Begin && At < SiteAt;
-            if (Y == X) break;
-          }
-          if (Rebound) continue;
+          // launch.
+          if (reboundBetween(S, X, N, F.Begin)) continue;
           BR = {std::max(BR.Lo, F.R.Lo), std::min(BR.Hi, F.R.Hi)};
           InBranch = true;
         }
@@ -763,12 +766,12 @@ bool Launcher::constRangeImpl(TSNode E, const Scope *S, Rng &R, unsigned D) {
       if (R.Lo <= R.Hi) return true;
     }
     // What the launcher asserts of the name (assert NK == 1) holds at the
-    // launches below the assert.
+    // launches below the assert, unless the name is bound again in between.
     for (const Scope *X = S; X; X = X->Parent) {
       auto It = X->Asserted.find(N);
       if (It == X->Asserted.end()) continue;
       const Rng &A = It->second.first;
-      if (A.Lo <= A.Hi && It->second.second < SiteAt) {
+      if (A.Lo <= A.Hi && It->second.second < SiteAt && !reboundBetween(S, X, N, It->second.second)) {
         R = A;
         return true;
       }

@@ -4,9 +4,10 @@
 # under its own condition and the negations above it, and after an `if`
 # whose body ends in `return` or `raise` the rest of the block runs under the
 # negation. A condition may be a local bound once to one (`use_short = T <=
-# 4096`). Negatives from fla (token_shift's short kernel for T <= 4096,
-# layernorm's D <= 512 path); positive twins: the launch after the branch, a
-# size rebound inside it, an `or` (which bounds neither side).
+# 4096`); an `assert` above the launch bounds the same way. Negatives from
+# fla (token_shift's short kernel for T <= 4096, layernorm's D <= 512 path);
+# positive twins: the launch after the branch, a size bound again inside the
+# branch or after the assert, an `or` (which bounds neither side).
 # RUN: %if kvlint %{ not %kvlint --per-site --checks=KV001 %s | FileCheck %s --implicit-check-not=warning: %}
 import torch
 import triton
@@ -113,3 +114,36 @@ def shift_or(x, y):
     B, T, D = x.shape
     if T <= 4096 or B == 1:
         shift_short_or[(B, T)](x, y, D=D)
+
+
+@triton.jit
+def shift_short_asserted(x_ptr, y_ptr, D: tl.constexpr):
+    i_t = tl.program_id(1)
+    o_d = tl.arange(0, D)
+    x = tl.load(x_ptr + i_t * D + o_d)
+    tl.store(y_ptr + i_t * D + o_d, x)
+
+
+# Negative: the same bound from an assert above the launch.
+def shift_asserted(x, y):
+    B, T, D = x.shape
+    assert T <= 4096
+    shift_short_asserted[(B, T)](x, y, D=D)
+
+
+@triton.jit
+def shift_short_asserted_rebound(x_ptr, y_ptr, D: tl.constexpr):
+    i_t = tl.program_id(1)
+    o_d = tl.arange(0, D)
+    # CHECK: branches.py:[[@LINE+1]]:25: warning: 32-bit signed product 'i_t * D' is used as a memory offset and wraps past 2^31: 'i_t' <= 131,070 (the grid spans T ('T' is named like it: below Envelope.SeqLen = 131,072)) times 'D' <= 65,536 ('D' is named like it: Envelope.Intermediate = 65,536); widen 'i_t' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+    x = tl.load(x_ptr + i_t * D + o_d)
+    # CHECK: branches.py:[[@LINE+1]]:22: warning: 32-bit signed product 'i_t * D' is used as a memory offset and wraps past 2^31: 'i_t' <= 131,070 (the grid spans T ('T' is named like it: below Envelope.SeqLen = 131,072)) times 'D' <= 65,536 ('D' is named like it: Envelope.Intermediate = 65,536); widen 'i_t' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+    tl.store(y_ptr + i_t * D + o_d, x)
+
+
+# Positive: T is bound again between the assert and the launch.
+def shift_asserted_rebound(x, y, chunks):
+    B, T, D = x.shape
+    assert T <= 4096
+    T = T * chunks
+    shift_short_asserted_rebound[(B, T)](x, y, D=D)
