@@ -74,6 +74,28 @@ std::string squeeze(const std::string &T) {
   return Out;
 }
 
+/// What ceil(n / B) says, given what n is (N) and the divisor (B when it is a
+/// constant, its text DenText): a range divided, or a bound by n's name with
+/// the divisor (cdiv(cdiv(n, a), b) = cdiv(n, a*b)); the outermost divisor
+/// that is no constant is kept by its text (i < cdiv(cdiv(n, a), b) still
+/// gives i * b < n). Nothing when n is neither.
+SiteFact divided(const SiteFact &N, std::optional<int64_t> B, const std::string &DenText) {
+  SiteFact F;
+  if (N.Known && N.HasRange && N.BoundBy.empty() && B && N.Lo >= 0) {
+    // An extent of at most N.Hi + 1, divided: at most cdiv(N.Hi + 1, B).
+    F.Known = F.HasRange = true;
+    F.Hi = std::max<int64_t>((N.Hi + *B) / *B - 1, 0);
+    return F;
+  }
+  if (!N.Known || N.BoundBy.empty())
+    return F;
+  F.Known = true;
+  F.BoundBy = N.BoundBy;
+  F.Div = B ? N.Div * *B : N.Div;
+  F.DivText = B ? "" : squeeze(DenText);
+  return F;
+}
+
 std::optional<int64_t> foldInt(const Expr *E, ASTContext &Ctx) {
   if (!E || E->getType().isNull() || E->isValueDependent() || E->isTypeDependent() ||
       E->containsErrors() || !E->getType()->isIntegralOrEnumerationType())
@@ -789,14 +811,11 @@ private:
           if (!isa<ParmVarDecl>(VD) && VD->getInit() && !Assigned.count(VD) &&
               !VD->getType()->isReferenceType())
             F = axis(VD->getInit());
-          if (const auto *PV = dyn_cast<ParmVarDecl>(VD); PV && !Assigned.count(PV) && Current &&
-                                                          factsKey(dyn_cast_or_null<FunctionDecl>(
-                                                              PV->getDeclContext())) == Current)
-            if (auto M = callerMax(Current, PV->getFunctionScopeIndex()); M && *M >= 1) {
-              F.Known = F.HasRange = true;
-              F.Hi = *M - 1;
-              return F;
-            }
+          if (auto M = callerMaxOf(dyn_cast<ParmVarDecl>(VD)); M && *M >= 1) {
+            F.Known = F.HasRange = true;
+            F.Hi = *M - 1;
+            return F;
+          }
         } else if (auto D = lexDecl(N)) {
           if (D->Dim3)
             return F;
@@ -906,21 +925,7 @@ private:
       if (!B && !(DenTerms == 0 && K <= 0) && !(DenTerms == 1 && K <= -1))
         return F;
     }
-    SiteFact N = lexAxis(*Main, Depth + 1);
-    if (N.Known && N.HasRange && N.BoundBy.empty() && B && N.Lo >= 0) {
-      F.Known = F.HasRange = true;
-      F.Hi = std::max<int64_t>((N.Hi + *B) / *B - 1, 0);
-      return F;
-    }
-    if (!N.Known || N.BoundBy.empty())
-      return F;
-    F.Known = true;
-    F.BoundBy = N.BoundBy;
-    F.Div = B ? N.Div * *B : N.Div;
-    // The outermost divisor that is no constant: i < cdiv(cdiv(n, a), b)
-    // still gives i * b < n.
-    F.DivText = B ? "" : squeeze(DenText);
-    return F;
+    return divided(lexAxis(*Main, Depth + 1), B, DenText);
   }
 
   void lexGrid(const std::vector<Tok> &G, SiteFact (&Axes)[3], unsigned Depth = 0) {
@@ -1008,20 +1013,16 @@ private:
   void walk(const Stmt *S, unsigned Depth) {
     if (!S || Depth > 400)
       return;
+    if (const ValueDecl *W = writtenDecl(S))
+      Assigned.insert(W);
     if (const auto *BO = dyn_cast<BinaryOperator>(S)) {
-      if (BO->isAssignmentOp())
-        noteAssigned(BO->getLHS());
       if (BO->getOpcode() == BO_Assign) {
         configGrid(BO->getLHS(), BO->getRHS());
         dim3Member(BO->getLHS(), BO->getRHS());
       }
     } else if (const auto *OC = dyn_cast<CXXOperatorCallExpr>(S);
                OC && OC->getOperator() == OO_Equal && OC->getNumArgs() == 2) {
-      noteAssigned(OC->getArg(0));
       configGrid(OC->getArg(0), OC->getArg(1));
-    } else if (const auto *UO = dyn_cast<UnaryOperator>(S)) {
-      if (UO->isIncrementDecrementOp() || UO->getOpcode() == UO_AddrOf)
-        noteAssigned(UO->getSubExpr());
     } else if (const auto *KC = dyn_cast<CUDAKernelCallExpr>(S)) {
       const CallExpr *Cfg = KC->getConfig();
       addLaunch(KC->getCallee(), Cfg && Cfg->getNumArgs() ? Cfg->getArg(0) : nullptr,
@@ -1105,12 +1106,26 @@ private:
     return !Out.empty();
   }
 
-  void noteAssigned(const Expr *E) {
+  /// The variable S writes: the left side of an assignment (`x = ...`, `x
+  /// += ...`, a class's `operator=`), what `++`/`--` change, what `&` takes
+  /// the address of; a member's object (`grid.x = ...` writes grid).
+  static const ValueDecl *writtenDecl(const Stmt *S) {
+    const Expr *E = nullptr;
+    if (const auto *BO = dyn_cast<BinaryOperator>(S); BO && BO->isAssignmentOp())
+      E = BO->getLHS();
+    else if (const auto *OC = dyn_cast<CXXOperatorCallExpr>(S);
+             OC && OC->getOperator() == OO_Equal && OC->getNumArgs() == 2)
+      E = OC->getArg(0);
+    else if (const auto *UO = dyn_cast<UnaryOperator>(S);
+             UO && (UO->isIncrementDecrementOp() || UO->getOpcode() == UO_AddrOf))
+      E = UO->getSubExpr();
+    if (!E)
+      return nullptr;
     E = E->IgnoreParenImpCasts();
-    while (const auto *ME = dyn_cast<MemberExpr>(E)) // grid.x = ...
+    while (const auto *ME = dyn_cast<MemberExpr>(E))
       E = ME->getBase()->IgnoreParenImpCasts();
-    if (const auto *DR = dyn_cast<DeclRefExpr>(E))
-      Assigned.insert(DR->getDecl());
+    const auto *DR = dyn_cast<DeclRefExpr>(E);
+    return DR ? DR->getDecl() : nullptr;
   }
 
   static bool isCheckName(StringRef N) {
@@ -1232,8 +1247,6 @@ private:
       return !CS->body_empty() && returns(CS->body_back());
     return S && isa<ReturnStmt>(S);
   }
-
-
 
   bool fails(const Stmt *S) {
     if (!S)
@@ -1669,22 +1682,7 @@ private:
       if (!B && !(DenTerms == 0 && K <= 0) && !(DenTerms == 1 && K <= -1))
         return F;
     }
-    SiteFact N = axis(Main, Depth + 1);
-    if (N.Known && N.HasRange && N.BoundBy.empty() && B && N.Lo >= 0) {
-      // An extent of at most N.Hi + 1, divided: at most cdiv(N.Hi + 1, B).
-      F.Known = F.HasRange = true;
-      F.Hi = std::max<int64_t>((N.Hi + *B) / *B - 1, 0);
-      return F;
-    }
-    if (!N.Known || N.BoundBy.empty())
-      return F;
-    F.Known = true;
-    F.BoundBy = N.BoundBy;
-    F.Div = B ? N.Div * *B : N.Div; // cdiv(cdiv(n, a), b) = cdiv(n, a*b)
-    // The outermost divisor that is no constant: i < cdiv(cdiv(n, a), b)
-    // still gives i * b < n.
-    F.DivText = B ? "" : squeeze(DenText);
-    return F;
+    return divided(axis(Main, Depth + 1), B, DenText);
   }
 
   std::string textOf(const Expr *E) {
@@ -1770,8 +1768,6 @@ private:
     return F;
   }
 
-  /// The largest value X takes where the launch's branch conditions (true =
-  /// negated) hold: the smallest `X <= M` they say (upperBounds).
   /// The function a call or reference names: the callee, or the one
   /// template a dependent call (`launch<T>(...)` in a template) can reach.
   static const FunctionDecl *calleeKey(const Expr *E) {
@@ -1836,20 +1832,12 @@ private:
       indexStmt(C, Caller, Br, Depth + 1);
   }
 
-  /// Whether D is written in S (assigned, incremented, its address taken):
-  /// a caller's condition on it then need not hold where it is passed.
+  /// Whether D is written in S (writtenDecl): a caller's condition on it
+  /// then need not hold where it is passed.
   static bool writtenIn(const ValueDecl *D, const Stmt *S, unsigned Depth = 0) {
     if (!S || Depth > 200)
       return false;
-    auto Names = [&](const Expr *E) {
-      E = E->IgnoreParenImpCasts();
-      const auto *DR = dyn_cast<DeclRefExpr>(E);
-      return DR && DR->getDecl() == D;
-    };
-    if (const auto *BO = dyn_cast<BinaryOperator>(S); BO && BO->isAssignmentOp() && Names(BO->getLHS()))
-      return true;
-    if (const auto *UO = dyn_cast<UnaryOperator>(S);
-        UO && (UO->isIncrementDecrementOp() || UO->getOpcode() == UO_AddrOf) && Names(UO->getSubExpr()))
+    if (writtenDecl(S) == D)
       return true;
     for (const Stmt *C : S->children())
       if (writtenIn(D, C, Depth + 1))
@@ -1920,17 +1908,21 @@ private:
     return true;
   }
 
-  /// callerMax of a reference to a parameter of the function being scanned.
-  std::optional<int64_t> callerMaxOf(const Expr *E) {
-    const auto *DR = dyn_cast_or_null<DeclRefExpr>(E ? strip(E) : nullptr);
-    const auto *PV = DR ? dyn_cast<ParmVarDecl>(DR->getDecl()) : nullptr;
+  /// callerMax of a parameter of the function being scanned.
+  std::optional<int64_t> callerMaxOf(const ParmVarDecl *PV) {
     if (!PV || !Current || factsKey(dyn_cast_or_null<FunctionDecl>(PV->getDeclContext())) != Current)
       return std::nullopt;
     if (Assigned.count(PV))
       return std::nullopt; // the parameter is written before the launch
     return callerMax(Current, PV->getFunctionScopeIndex());
   }
+  std::optional<int64_t> callerMaxOf(const Expr *E) {
+    const auto *DR = dyn_cast_or_null<DeclRefExpr>(E ? strip(E) : nullptr);
+    return callerMaxOf(DR ? dyn_cast<ParmVarDecl>(DR->getDecl()) : nullptr);
+  }
 
+  /// The largest value X takes where the launch's branch conditions (true =
+  /// negated) hold: the smallest `X <= M` they say (upperBounds).
   std::optional<int64_t> branchMax(const Expr *X, const std::vector<std::pair<const Expr *, bool>> &Cs) {
     const auto *XD = dyn_cast<DeclRefExpr>(X);
     if (!XD)
