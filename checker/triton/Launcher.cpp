@@ -166,6 +166,8 @@ private:
   void assertFacts(Scope &S, TSNode C, unsigned D);
   void condFacts(const Scope &S, TSNode C, bool Neg, std::vector<std::pair<std::string, Rng>> &Out,
                  unsigned D);
+  std::string comparisonOp(TSNode C);
+  bool comparisonFact(TSNode C, bool Neg, std::string &Name, Rng &R);
   void branchFacts(Scope &S, TSNode If);
   static const std::vector<TSNode> *lookup(const Scope *S, const std::string &N, bool &IsParam);
   std::vector<CheckedProduct> siteChecks(const Site &St, const std::vector<KParam> &Ps,
@@ -292,6 +294,11 @@ void Launcher::bindTarget(Scope &S, TSNode T, TSNode Value) {
   if (!is(T, "attribute") && !is(T, "subscript")) bindNull(S, T);
 }
 
+/// C op x is x op' C.
+static std::string mirrorOp(const std::string &O) {
+  return O == "<" ? ">" : O == "<=" ? ">=" : O == ">" ? "<" : O == ">=" ? "<=" : O;
+}
+
 /// What `assert c` says of a name: c is `x == C`, `x <= C`, `x < C` (or
 /// mirrored), `x in (C1, C2, ...)`, or an `and` of those. Constants only;
 /// an assert on two names says nothing here.
@@ -311,43 +318,18 @@ void Launcher::assertFacts(Scope &S, TSNode C, unsigned D) {
     return;
   }
   if (!is(C, "comparison_operator")) return;
+  std::string Op = comparisonOp(C);
+  if (Op.empty()) return; // chained comparisons (0 < x < 8) are left out
   std::vector<TSNode> Ks = kids(C);
-  if (Ks.size() != 2) return; // chained comparisons (0 < x < 8) are left out
-  std::string Op;
-  for (uint32_t I = 0; I < ts_node_child_count(C); ++I) {
-    TSNode K = ts_node_child(C, I);
-    if (!ts_node_is_named(K)) Op += (Op.empty() ? "" : " ") + M.text(K);
-  }
   TSNode L = stripParens(Ks[0]), R = stripParens(Ks[1]);
   uint32_t At = ts_node_start_byte(C);
-  auto Narrow = [&](const std::string &Name, Rng X) {
-    auto It = S.Asserted.find(Name);
-    if (It == S.Asserted.end()) S.Asserted[Name] = {X, At};
-    else It->second = {{std::max(It->second.first.Lo, X.Lo), std::min(It->second.first.Hi, X.Hi)},
-                       std::max(It->second.second, At)};
-  };
-  if (Op == "in" && is(L, "identifier") &&
-      (is(R, "tuple") || is(R, "list") || is(R, "set"))) {
-    Rng U{INT64_MAX, INT64_MIN};
-    for (TSNode E : kids(R)) {
-      Rng X;
-      if (!constRange(E, nullptr, X, 0)) return;
-      U = {std::min(U.Lo, X.Lo), std::max(U.Hi, X.Hi)};
-    }
-    if (U.Lo <= U.Hi) Narrow(M.text(L), U);
-    return;
-  }
-  // C op x is x op' C.
-  auto Mirror = [](const std::string &O) -> std::string {
-    return O == "<" ? ">" : O == "<=" ? ">=" : O == ">" ? "<" : O == ">=" ? "<=" : O;
-  };
   auto IsProduct = [&](TSNode N) {
     return is(N, "binary_operator") && M.text(field(N, "operator")) == "*";
   };
   if (IsProduct(L) || IsProduct(R)) { // assert n * s < 2**31 (or mirrored)
     bool PFlip = !IsProduct(L);
     TSNode P = PFlip ? R : L, Cn = PFlip ? L : R;
-    std::string POp = PFlip ? Mirror(Op) : Op;
+    std::string POp = PFlip ? mirrorOp(Op) : Op;
     Rng CR;
     if (!constRange(Cn, nullptr, CR, 0) || CR.Lo != CR.Hi || (POp != "<" && POp != "<=")) return;
     Scope::ProductAssert PA;
@@ -372,16 +354,65 @@ void Launcher::assertFacts(Scope &S, TSNode C, unsigned D) {
     if (PA.Factors.size() >= 2 && PA.Max > 0) S.Products.push_back(std::move(PA));
     return;
   }
-  bool Flip = !is(L, "identifier");
-  if (Flip) std::swap(L, R);
+  std::string Name;
   Rng X;
-  if (!is(L, "identifier") || !constRange(R, nullptr, X, 0) || X.Lo != X.Hi) return;
-  if (Flip) Op = Mirror(Op);
+  if (!comparisonFact(C, false, Name, X)) return;
+  auto It = S.Asserted.find(Name);
+  if (It == S.Asserted.end()) S.Asserted[Name] = {X, At};
+  else It->second = {{std::max(It->second.first.Lo, X.Lo), std::min(It->second.first.Hi, X.Hi)},
+                     std::max(It->second.second, At)};
+}
+
+/// The operator of a comparison of two operands (`<`, `in`, `not in`);
+/// empty for a chained one (`0 < x < 8`).
+std::string Launcher::comparisonOp(TSNode C) {
+  if (kids(C).size() != 2) return "";
+  std::string Op;
+  for (uint32_t I = 0; I < ts_node_child_count(C); ++I) {
+    TSNode K = ts_node_child(C, I);
+    if (!ts_node_is_named(K)) Op += (Op.empty() ? "" : " ") + M.text(K);
+  }
+  return Op;
+}
+
+/// What one comparison (Neg: its negation) says of a name from above: `x
+/// == C`, `x <= C`, `x < C` (or mirrored; sizes are not negative, so a bound
+/// from above is a range from 0), `x in (C1, C2, ...)` (not negated).
+bool Launcher::comparisonFact(TSNode C, bool Neg, std::string &Name, Rng &R) {
+  if (!is(C, "comparison_operator")) return false;
+  std::string Op = comparisonOp(C);
+  if (Op.empty()) return false;
+  std::vector<TSNode> Ks = kids(C);
+  TSNode L = stripParens(Ks[0]), Rt = stripParens(Ks[1]);
+  if (Op == "in" && !Neg && is(L, "identifier") &&
+      (is(Rt, "tuple") || is(Rt, "list") || is(Rt, "set"))) {
+    Rng U{INT64_MAX, INT64_MIN};
+    for (TSNode E : kids(Rt)) {
+      Rng X;
+      if (!constRange(E, nullptr, X, 0)) return false;
+      U = {std::min(U.Lo, X.Lo), std::max(U.Hi, X.Hi)};
+    }
+    if (U.Lo > U.Hi) return false;
+    Name = M.text(L);
+    R = U;
+    return true;
+  }
+  auto Negate = [](const std::string &O) -> std::string {
+    return O == "<" ? ">=" : O == "<=" ? ">" : O == ">" ? "<=" : O == ">=" ? "<" : O == "==" ? "!=" : "";
+  };
+  bool Flip = !is(L, "identifier");
+  if (Flip) std::swap(L, Rt);
+  Rng X;
+  if (!is(L, "identifier") || !constRange(Rt, nullptr, X, 0) || X.Lo != X.Hi) return false;
+  if (Flip) Op = mirrorOp(Op);
+  if (Neg) Op = Negate(Op);
   int64_t V = X.Lo;
-  if (Op == "==") Narrow(M.text(L), {V, V});
-  // A size asserted from above (assert D <= 512): sizes are not negative.
-  else if (Op == "<=" && V >= 0) Narrow(M.text(L), {0, V});
-  else if (Op == "<" && V >= 1) Narrow(M.text(L), {0, V - 1});
+  Name = M.text(L);
+  if (Op == "==") R = {V, V};
+  else if (Op == "<=" && V >= 0) R = {0, V};
+  else if (Op == "<" && V >= 1) R = {0, V - 1};
+  else return false;
+  return true;
 }
 
 /// What a branch condition (negated: its else) says of names: upper bounds
@@ -411,43 +442,9 @@ void Launcher::condFacts(const Scope &S, TSNode C, bool Neg,
       condFacts(S, (*Bs)[0], Neg, Out, D + 1);
     return;
   }
-  if (!is(C, "comparison_operator")) return;
-  std::vector<TSNode> Ks = kids(C);
-  if (Ks.size() != 2) return;
-  std::string Op;
-  for (uint32_t I = 0; I < ts_node_child_count(C); ++I) {
-    TSNode K = ts_node_child(C, I);
-    if (!ts_node_is_named(K)) Op += (Op.empty() ? "" : " ") + M.text(K);
-  }
-  TSNode L = stripParens(Ks[0]), R = stripParens(Ks[1]);
-  if (Op == "in" && !Neg && is(L, "identifier") &&
-      (is(R, "tuple") || is(R, "list") || is(R, "set"))) {
-    Rng U{INT64_MAX, INT64_MIN};
-    for (TSNode E : kids(R)) {
-      Rng X;
-      if (!constRange(E, nullptr, X, 0)) return;
-      U = {std::min(U.Lo, X.Lo), std::max(U.Hi, X.Hi)};
-    }
-    if (U.Lo <= U.Hi) Out.push_back({M.text(L), U});
-    return;
-  }
-  auto Mirror = [](const std::string &O) -> std::string {
-    return O == "<" ? ">" : O == "<=" ? ">=" : O == ">" ? "<" : O == ">=" ? "<=" : O;
-  };
-  auto Negate = [](const std::string &O) -> std::string {
-    return O == "<" ? ">=" : O == "<=" ? ">" : O == ">" ? "<=" : O == ">=" ? "<" : O == "==" ? "!=" : "";
-  };
-  bool Flip = !is(L, "identifier");
-  if (Flip) std::swap(L, R);
+  std::string Name;
   Rng X;
-  if (!is(L, "identifier") || !constRange(R, nullptr, X, 0) || X.Lo != X.Hi) return;
-  if (Flip) Op = Mirror(Op);
-  if (Neg) Op = Negate(Op);
-  int64_t V = X.Lo;
-  // Sizes are not negative: a bound from above is a range from 0.
-  if (Op == "==") Out.push_back({M.text(L), {V, V}});
-  else if (Op == "<=" && V >= 0) Out.push_back({M.text(L), {0, V}});
-  else if (Op == "<" && V >= 1) Out.push_back({M.text(L), {0, V - 1}});
+  if (comparisonFact(C, Neg, Name, X)) Out.push_back({Name, X});
 }
 
 /// The facts an `if` statement gives its branches: its condition in its
@@ -755,26 +752,29 @@ bool Launcher::constRangeImpl(TSNode E, const Scope *S, Rng &R, unsigned D) {
           BR = {std::max(BR.Lo, F.R.Lo), std::min(BR.Hi, F.R.Hi)};
           InBranch = true;
         }
-    if (InBranch && BR.Lo <= BR.Hi) {
-      R = BR;
-      for (const Scope *X = S; X; X = X->Parent) {
-        auto It = X->Asserted.find(N);
-        if (It != X->Asserted.end() && It->second.second < SiteAt &&
-            It->second.first.Lo <= It->second.first.Hi)
-          R = {std::max(R.Lo, It->second.first.Lo), std::min(R.Hi, It->second.first.Hi)};
-      }
-      if (R.Lo <= R.Hi) return true;
-    }
     // What the launcher asserts of the name (assert NK == 1) holds at the
     // launches below the assert, unless the name is bound again in between.
+    // The innermost scope's assert decides alone; inside a branch, every
+    // scope's narrows the branch's range.
+    Rng First, All{INT64_MIN, INT64_MAX};
+    bool Asserted = false;
     for (const Scope *X = S; X; X = X->Parent) {
       auto It = X->Asserted.find(N);
       if (It == X->Asserted.end()) continue;
       const Rng &A = It->second.first;
       if (A.Lo <= A.Hi && It->second.second < SiteAt && !reboundBetween(S, X, N, It->second.second)) {
-        R = A;
-        return true;
+        if (!Asserted) First = A;
+        Asserted = true;
+        All = {std::max(All.Lo, A.Lo), std::min(All.Hi, A.Hi)};
       }
+    }
+    if (InBranch && BR.Lo <= BR.Hi) {
+      R = {std::max(BR.Lo, All.Lo), std::min(BR.Hi, All.Hi)};
+      if (R.Lo <= R.Hi) return true;
+    }
+    if (Asserted) {
+      R = First;
+      return true;
     }
     bool IsParam;
     const std::vector<TSNode> *Bs = lookup(S, N, IsParam);
