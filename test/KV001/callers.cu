@@ -5,6 +5,8 @@
 // the size_m < 32 fallback of the 32x16 launcher, itself the size_m < 64
 // fallback of the 64x16 one). Taken only when the file holds every caller:
 // a template or a function of internal linkage, never named but in calls.
+// The conditions are branches and early returns (`if (n < 1 || n > 16)
+// return 1;`, FlashInfer's router GEMM binding).
 // Positive twins: an externally visible launcher, one whose address is taken,
 // one caller without the condition, a condition that bounds another value, a
 // value the caller changes after the condition.
@@ -78,6 +80,23 @@ static void launch_fifo(int64_t *fifo, int ranks, int channel, int channel_count
 
 void prepare(int64_t *fifo, int ranks) { launch_fifo(fifo, ranks, 0, 1); }
 
+__global__ void router_rows(const float *x, float *out, int num_tokens, int hidden) {
+  // Negative: the binding refuses all but 1-16 tokens before it dispatches
+  // (FlashInfer's DeepSeek-V3 router GEMM), read through an early return.
+  out[blockIdx.x * hidden + threadIdx.x] = x[blockIdx.x * hidden];
+}
+
+static void launch_router(const float *x, float *out, int num_tokens, int hidden) {
+  router_rows<<<num_tokens, 256>>>(x, out, num_tokens, hidden);
+}
+
+int router_gemm(const float *x, float *out, int num_tokens, int hidden) {
+  if (num_tokens < 1 || num_tokens > 16)
+    return 1;
+  launch_router(x, out, num_tokens, hidden);
+  return 0;
+}
+
 __global__ void fifo_rows_extern(int64_t *fifo, int channel, int channel_count) {
   // Positive: launch_fifo_extern may be called from another file.
   // CHECK: callers.cu:[[@LINE+1]]:8: warning: 32-bit unsigned product '(blockIdx.x * channel_count + channel) * 262144' is used as a memory offset and wraps past 2^32: 'blockIdx.x * channel_count + channel' <= 8,388,607 ('channel_count' is bounded by no fact: Envelope.Unknown = 8,192) times '262144' = 262,144; it wraps once 'blockIdx.x * channel_count + channel' >= 16,384; widen 'blockIdx.x' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
@@ -122,7 +141,7 @@ void rows_twice(float *out, int num_tokens, int hidden) {
 
 __global__ void rows_other(float *out, int num_tokens, int hidden) {
   // Positive: the condition bounds the hidden size, not the rows.
-  // CHECK: callers.cu:[[@LINE+1]]:7: warning: 32-bit unsigned product 'blockIdx.x * hidden' is used as a memory offset and wraps past 2^32: 'blockIdx.x' <= 1,048,575 (the grid spans num_tokens ('num_tokens' is named like it: Envelope.Tokens = 1,048,576)) times 'hidden' <= 8,192 (launch at callers.cu:130); widen 'blockIdx.x' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+  // CHECK: callers.cu:[[@LINE+1]]:7: warning: 32-bit unsigned product 'blockIdx.x * hidden' is used as a memory offset and wraps past 2^32: 'blockIdx.x' <= 1,048,575 (the grid spans num_tokens ('num_tokens' is named like it: Envelope.Tokens = 1,048,576)) times 'hidden' <= 8,192 (launch at callers.cu:149); widen 'blockIdx.x' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
   out[blockIdx.x * hidden + threadIdx.x] = 0.f;
 }
 
