@@ -26,7 +26,7 @@ const DimSpec Specs[] = {
      "the stride between sequences of a [B, T, H, D] tensor (stride_qb, stride_z): one "
      "sequence's T x H x D, up to Envelope.SeqLen x Envelope.Hidden; a batch index times it "
      "is bounded by all elements of the batch (Envelope.Elements)"},
-    {"Stride", 16384, "^(?!all_?token_?ids).*stride|^ld[a-z]?$|pitch",
+    {"Stride", 16384, "stride|^ld[a-z]?$|pitch",
      "a row of a [tokens, hidden] activation at hidden 16,384 (Llama 3.1 405B); wider rows "
      "(vocabulary, all heads of a token) need a name or a fact"},
     {"Tile", 1024, "tile_?(len|size|m|n|k|q|kv|rows|cols)$",
@@ -80,7 +80,7 @@ const DimSpec Specs[] = {
      "max_?num_?blocks|max_?blocks",
      "at page size 1 (SGLang) pages are slots: 8,388,608"},
     {"Tokens", 1048576,
-     "^(?!all_?token_?ids).*token|^tok|^bos$|^eos$|cu_?seqlens|^(q|qo|o)_?indptr$|query_?start|^q_?start|start_?loc|^m$|"
+     "token|^tok|^bos$|^eos$|cu_?seqlens|^(q|qo|o)_?indptr$|query_?start|^q_?start|start_?loc|^m$|"
      "^(size|num|n|total)_?m$|^num_?rows$|"
      "^n_?rows$|seq_?len_?q|seqlen_?q|^q_?len|query_?len|max_?seqlen_?q",
      "1M tokens in one step: a training batch of 8 x 128k-token sequences (fla, Liger) or a "
@@ -91,7 +91,7 @@ const DimSpec Specs[] = {
      "sequence is the latent level's"},
     {"Context", 1048576,
      "seq_?len|seqlen|context|ctx|kv_?len|max_?seq|^pos$|^pos_|_pos$|position|^len$|_len$|"
-     "cache_?len|prefix|^all_?token_?ids",
+     "cache_?len|prefix",
      "1M-token contexts (Qwen2.5-1M, Llama 4)"},
     {"Requests", 4096,
      "^req|request|batch|^b$|^bid|^num_?seqs|^n_?seqs|^seq_?(idx|id)$|^num_?reqs",

@@ -51,12 +51,6 @@ TEST(Envelope, NamesMapToDimensionsFirstMatchWins) {
   EXPECT_EQ(E.byName("num_heads")->Key, "Heads");
   EXPECT_EQ(E.byName("cu_seqlens")->Key, "Tokens"); // before Context
   EXPECT_EQ(E.byName("seq_lens")->Key, "Context");
-  // A row of a request's whole token history (vLLM's [max_num_reqs, max_model_len]) spans a
-  // context; a short per-request list of token ids is an ordinary stride.
-  EXPECT_EQ(E.byName("all_token_ids_stride")->Key, "Context");
-  EXPECT_EQ(E.byName("all_token_ids")->Key, "Context");
-  EXPECT_EQ(E.byName("allowed_token_ids_stride")->Key, "Stride");
-  EXPECT_EQ(E.byName("token_ids")->Key, "Tokens");
   EXPECT_EQ(E.byName("params.seqlen_q")->Key, "Tokens"); // the member's leaf
   EXPECT_EQ(E.byName("kPageSize")->Key, "BlockSize");    // a k-constant
   EXPECT_EQ(E.byName("expert_ids")->Key, "Experts");

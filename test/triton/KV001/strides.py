@@ -159,20 +159,3 @@ def spec_rows(out_ptr, logits_ptr, cu_num_draft_tokens_ptr, max_spec_len, vocab_
 def spec_window(cache_ptr, block_idx, stride_blk, stride_pos, SPEC_QUERY_LEN: tl.constexpr):
     for token_offset in tl.static_range(SPEC_QUERY_LEN):
         tl.store(cache_ptr + block_idx.to(tl.int64) * stride_blk + token_offset * stride_pos + tl.arange(0, 16), 0)
-
-
-# Positive: the row of a request's whole token history (vLLM's all_token_ids is
-# [max_num_reqs, max_model_len]): 4,096 request slots times a 1M-token context.
-@triton.jit
-def token_history_row(all_token_ids_ptr, all_token_ids_stride, idx_mapping_ptr, pos):
-    req_state_idx = tl.load(idx_mapping_ptr + tl.program_id(0))
-    # CHECK: strides.py:[[@LINE+1]]:40: warning: 32-bit signed product 'req_state_idx * all_token_ids_stride' is used as a memory offset and wraps past 2^31: 'req_state_idx' <= 4,095 ('req_state_idx' is named like it: below Envelope.Requests = 4,096) times 'all_token_ids_stride' <= 1,048,575 ('all_token_ids_stride' is named like it: below Envelope.Context = 1,048,576); widen 'req_state_idx' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
-    return tl.load(all_token_ids_ptr + req_state_idx * all_token_ids_stride + pos)
-
-
-# Negative: a short per-request list of token ids (allowed or stop tokens) has an
-# ordinary row.
-@triton.jit
-def token_list_row(allowed_token_ids_ptr, allowed_token_ids_stride, idx_mapping_ptr, i):
-    req_state_idx = tl.load(idx_mapping_ptr + tl.program_id(0))
-    return tl.load(allowed_token_ids_ptr + req_state_idx * allowed_token_ids_stride + i)
