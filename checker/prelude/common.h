@@ -38,6 +38,18 @@
 #define PRAGMA_UNROLL
 #define PRAGMA_NO_UNROLL
 
+/* Function attribute macros of CUTLASS and CuTe (helper_macros.hpp,
+ * cute/config.hpp), which kernels outside those libraries use too (FlashInfer's
+ * Hopper attention, TensorRT-LLM's kernels): undefined, every function declared
+ * with one does not parse, and a template that calls it is never instantiated. */
+#define CUTLASS_HOST_DEVICE __forceinline__ __host__ __device__
+#define CUTLASS_DEVICE __forceinline__ __device__
+#define CUTLASS_HOST __host__
+#define CUTLASS_GLOBAL __global__
+#define CUTE_HOST_DEVICE __forceinline__ __host__ __device__
+#define CUTE_DEVICE __forceinline__ __device__
+#define CUTE_HOST __forceinline__ __host__
+
 struct __kvlint_uint3 { unsigned int x, y, z; };
 typedef struct __kvlint_uint3 uint3;
 struct dim3 {
@@ -143,6 +155,55 @@ __device__ unsigned __ballot_sync(unsigned, int);
 __device__ int __popc(unsigned);
 __device__ int __clz(int);
 __device__ int __ffs(int);
+
+/* Conversions and fast-math intrinsics (cuda_bf16.h, cuda_fp16.h, the device
+ * math headers) and the device side of the runtime: a kernel that calls one
+ * undeclared loses the statement, and a template kernel with such an error is
+ * never instantiated, so its tile sizes stay unknown. */
+__device__ float __bfloat162float(__nv_bfloat16);
+__device__ __nv_bfloat16 __float2bfloat16(float);
+__device__ __nv_bfloat16 __float2bfloat16_rn(float);
+__device__ __nv_bfloat162 __floats2bfloat162_rn(float, float);
+__device__ __nv_bfloat162 __float22bfloat162_rn(float2);
+__device__ float2 __bfloat1622float2(__nv_bfloat162);
+__device__ __half __float2half_rn(float);
+__device__ __half2 __floats2half2_rn(float, float);
+__device__ __half2 __float22half2_rn(float2);
+__device__ float2 __half22float2(__half2);
+__device__ float __low2float(__half2);
+__device__ float __high2float(__half2);
+__device__ float __expf(float);
+__device__ float __logf(float);
+__device__ float __powf(float, float);
+__device__ float __fdividef(float, float);
+__device__ float __frcp_rn(float);
+__device__ float __saturatef(float);
+__device__ float __int_as_float(int);
+__device__ int __float_as_int(float);
+__device__ float __uint_as_float(unsigned);
+__device__ unsigned __float_as_uint(float);
+#define KVLINT_MATH1(F) __device__ float F(float);
+KVLINT_MATH1(sqrtf) KVLINT_MATH1(rsqrtf) KVLINT_MATH1(expf) KVLINT_MATH1(exp2f)
+KVLINT_MATH1(logf) KVLINT_MATH1(log2f) KVLINT_MATH1(log1pf) KVLINT_MATH1(tanhf)
+KVLINT_MATH1(fabsf) KVLINT_MATH1(floorf) KVLINT_MATH1(ceilf) KVLINT_MATH1(roundf)
+KVLINT_MATH1(truncf) KVLINT_MATH1(rintf) KVLINT_MATH1(erff) KVLINT_MATH1(sinf)
+KVLINT_MATH1(cosf) KVLINT_MATH1(expm1f)
+#undef KVLINT_MATH1
+__device__ float powf(float, float);
+__device__ float fmaf(float, float, float);
+__host__ __device__ float2 make_float2(float, float);
+__host__ __device__ float4 make_float4(float, float, float, float);
+__host__ __device__ int2 make_int2(int, int);
+__host__ __device__ int4 make_int4(int, int, int, int);
+__host__ __device__ uint2 make_uint2(unsigned, unsigned);
+__host__ __device__ uint4 make_uint4(unsigned, unsigned, unsigned, unsigned);
+__device__ size_t __cvta_generic_to_shared(const void *);
+__device__ void *__cvta_shared_to_generic(size_t);
+__device__ unsigned __nvvm_get_smem_pointer(void *);
+__device__ void cudaGridDependencySynchronize(void);
+__device__ void cudaTriggerProgrammaticLaunchCompletion(void);
+extern "C" __device__ int printf(const char *, ...);
+extern "C" __device__ void __assert_fail(const char *, const char *, unsigned, const char *);
 
 #define KVLINT_MINMAX(T)                                                        \
   __host__ __device__ T min(T, T);                                              \

@@ -9,7 +9,7 @@
 #include <cstdint>
 
 // QUIET: kvlint: {{[0-9]+}} note(s) about missing headers
-// VERBOSE: note: {{.*}}missing-header.cu: headers not found, analysed without them: ATen/cuda/CUDAContext.h sibling_header_that_is_not_here.cuh torch/all.h
+// VERBOSE: note: {{.*}}missing-header.cu: headers not found, analysed without them: ATen/cuda/CUDAContext.h cuda_bf16.h cutlass/cutlass.h sibling_header_that_is_not_here.cuh torch/all.h
 // VERBOSE-NOT: headers not found
 
 // Positive: still found after three missing includes.
@@ -23,4 +23,25 @@ __global__ void after_missing(float *cache, const int *block_table, int page_str
 void launcher(torch::Tensor &cache, torch::Tensor &block_table) {
   int stride = cache.stride(0);
   after_missing<<<1, 1>>>(cache.data_ptr<float>(), block_table.data_ptr<int>(), stride);
+}
+
+// Positive: the toolkit's conversions and fast-math intrinsics, and CUTLASS's
+// attribute macros, are declared by the prelude: without cuda_bf16.h or
+// cutlass/cutlass.h the store below still parses (an undeclared call made the
+// whole statement, and with it the offset, disappear).
+#include <cuda_bf16.h>
+#include <cutlass/cutlass.h>
+CUTLASS_DEVICE float scaled(float x) { return __expf(x) * rsqrtf(x); }
+__global__ void store_bf16(__nv_bfloat16 *cache, const int *block_table, int page_stride,
+                           const float *x) {
+  int page = block_table[blockIdx.x];
+  // CHECK: missing-header.cu:[[@LINE+1]]:9: warning: 32-bit signed product 'page * page_stride' is used as a memory offset and wraps past 2^31: 'page' <= 8,388,607 ('block_table' is an entry of a table named like it: below Envelope.KvPages = 8,388,608) times 'page_stride' <= 16,384 ('page_stride' is named like it: Envelope.Stride = 16,384); widen 'page' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+  cache[page * page_stride + threadIdx.x] = __float2bfloat16(scaled(x[threadIdx.x]));
+}
+
+// Negative: the same store with the page widened.
+__global__ void store_bf16_fixed(__nv_bfloat16 *cache, const int *block_table,
+                                 int page_stride, const float *x) {
+  int64_t page = block_table[blockIdx.x];
+  cache[page * page_stride + threadIdx.x] = __float2bfloat16(scaled(x[threadIdx.x]));
 }
