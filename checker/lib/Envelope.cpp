@@ -70,7 +70,7 @@ const DimSpec Specs[] = {
     {"Intermediate", 65536, "intermediate|ffn|inter_?(size|dim)|inner_?dim|^d$",
      "Llama 3.1 405B: FFN size 53,248; a bare 'd' is an activation row (act_and_mul's d)"},
     {"KvSlots", 8388608,
-     "slot|^loc$|_loc$|^loc_|cache_?loc|kv_?indices|req_?to_?token|token_?to_?kv",
+     "slot|^loc$|^(?!.*start_?loc$).*_loc$|^loc_|cache_?loc|kv_?indices|req_?to_?token|token_?to_?kv",
      "pools past 7.3M slots run in production: SGLang's DeepSeek MLA store wrapped at slot "
      "7,341,824 (3.7M-slot pools are common on MI300X)"},
     {"KvPages", 8388608,

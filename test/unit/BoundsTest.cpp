@@ -51,6 +51,12 @@ TEST(Envelope, NamesMapToDimensionsFirstMatchWins) {
   EXPECT_EQ(E.byName("num_heads")->Key, "Heads");
   EXPECT_EQ(E.byName("cu_seqlens")->Key, "Tokens"); // before Context
   EXPECT_EQ(E.byName("seq_lens")->Key, "Context");
+  // A request's first token in the step (LightLLM/vLLM prefill's B_Start_Loc,
+  // a MoE expert's first row) is a token, not a KV-cache location.
+  EXPECT_EQ(E.byName("B_Start_Loc")->Key, "Tokens");
+  EXPECT_EQ(E.byName("expert_start_loc")->Key, "Tokens");
+  EXPECT_EQ(E.byName("out_cache_loc")->Key, "KvSlots");
+  EXPECT_EQ(E.byName("kv_loc")->Key, "KvSlots");
   EXPECT_EQ(E.byName("params.seqlen_q")->Key, "Tokens"); // the member's leaf
   EXPECT_EQ(E.byName("kPageSize")->Key, "BlockSize");    // a k-constant
   EXPECT_EQ(E.byName("expert_ids")->Key, "Experts");
