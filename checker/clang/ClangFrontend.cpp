@@ -34,6 +34,9 @@ const char CuteShim[] =
 const char AtenAccessorShim[] =
 #include "prelude_shims_aten_accessor.inc"
     ;
+const char TorchStableShim[] =
+#include "prelude_shims_torch_stable.inc"
+    ;
 /// Stand-ins for headers a single-file scan usually lacks, on an -idirafter
 /// path (a real header found by -I or a compilation database wins): only
 /// the declarations that keep a kernel parsing (docs/cli.md).
@@ -49,6 +52,19 @@ const struct {
     {"torch/torch.h", AtenAccessorShim},
     {"torch/extension.h", AtenAccessorShim},
     {"torch/all.h", AtenAccessorShim},
+    {"torch/csrc/stable/tensor.h", TorchStableShim},
+    {"torch/csrc/stable/ops.h", TorchStableShim},
+    {"torch/csrc/stable/library.h", TorchStableShim},
+    {"torch/csrc/stable/accelerator.h", TorchStableShim},
+    {"torch/csrc/stable/macros.h", TorchStableShim},
+    {"torch/csrc/stable/device.h", TorchStableShim},
+    {"torch/csrc/inductor/aoti_torch/c/shim.h", TorchStableShim},
+    {"torch/headeronly/core/ScalarType.h", TorchStableShim},
+    {"torch/headeronly/core/Dispatch.h", TorchStableShim},
+    {"torch/headeronly/util/Exception.h", TorchStableShim},
+    {"torch/headeronly/util/shim_utils.h", TorchStableShim},
+    {"torch/headeronly/util/Half.h", TorchStableShim},
+    {"torch/headeronly/util/BFloat16.h", TorchStableShim},
 };
 const char *PreludePath(Language L) {
   return L == Language::Hip ? "/kvlint-prelude/hip.h" : "/kvlint-prelude/cuda.h";

@@ -54,6 +54,10 @@ TEST(Envelope, NamesMapToDimensionsFirstMatchWins) {
   // A request's first token in the step (LightLLM/vLLM prefill's B_Start_Loc,
   // a MoE expert's first row) is a token, not a KV-cache location.
   EXPECT_EQ(E.byName("B_Start_Loc")->Key, "Tokens");
+  // A flat index over tokens x heads is bounded by the tokens, not the heads.
+  EXPECT_EQ(E.byName("token_head_idx")->Key, "Tokens");
+  EXPECT_EQ(E.byName("num_lookahead_tokens")->Key, "Tokens");
+  EXPECT_EQ(E.byName("kv_head_idx")->Key, "Heads");
   EXPECT_EQ(E.byName("expert_start_loc")->Key, "Tokens");
   EXPECT_EQ(E.byName("out_cache_loc")->Key, "KvSlots");
   EXPECT_EQ(E.byName("kv_loc")->Key, "KvSlots");
