@@ -368,6 +368,46 @@ int64_t Bounds::quotientBound(const Node *Mul) {
   return Best;
 }
 
+// A quotient and its divisor in the same product, in any order: (v / d) * ...
+// * d <= v * ..., and (a % (v / d)) * ... * d < v * ... (the remainder is
+// below the quotient). The head's block `head_idx * h_block_count *
+// block_size * x` with `h_block_count = head_size / x`, or `h_block *
+// block_size * x` with `h_block = i % h_block_count`: both stay inside one
+// page however large x is. -1 when no quotient meets its divisor.
+int64_t Bounds::cancelledBound(const Node *Mul) {
+  std::vector<const Node *> Fs;
+  mulFactors(Mul, Fs);
+  if (Fs.size() < 2 || Fs.size() > 6)
+    return -1;
+  for (const Node *F : Fs)
+    if (!F || of(F).Lo < 0)
+      return -1;
+  int64_t Best = -1;
+  for (size_t I = 0; I < Fs.size(); ++I) {
+    const Node *Q = strip(Fs[I]);
+    if (Q && Q->K == Kind::Rem && Q->op(0) && of(Q->op(0)).Lo >= 0)
+      Q = strip(Q->op(1)); // a % (v / d) < v / d
+    if (!Q || Q->K != Kind::Div || !Q->op(0) || !Q->op(1))
+      continue;
+    const Bound &V = of(Q->op(0));
+    if (V.Lo < 0 || V.Hi >= Inf)
+      continue;
+    for (size_t J = 0; J < Fs.size(); ++J) {
+      if (J == I || !same(Fs[J], Q->op(1)))
+        continue;
+      I128 P = V.Hi;
+      for (size_t K = 0; K < Fs.size(); ++K)
+        if (K != I && K != J)
+          P *= of(Fs[K]).Hi;
+      int64_t Hi = sat(P);
+      if (Best < 0 || Hi < Best)
+        Best = Hi;
+      break;
+    }
+  }
+  return Best;
+}
+
 // A launch index over a grid of cdiv(n, B) programs, times B itself (the
 // parameter the launcher passes the same B as: `grid = (cdiv(n_cols,
 // BLOCK_SIZE),)` with `BLOCK_SIZE=BLOCK_SIZE`, `<<<num_groups /
@@ -968,6 +1008,13 @@ Bound Bounds::compute(const Node *N) {
       R.Hi = Hi;
       R.Exact = false;
       R.Why = "a guard bounds the index by a quotient of what it multiplies";
+      R.Shaped = false;
+    }
+    // A quotient times its divisor, anywhere in the product: the dividend.
+    if (int64_t Hi = cancelledBound(N); Hi >= 0 && Hi < R.Hi) {
+      R.Hi = Hi;
+      R.Exact = false;
+      R.Why = "a quotient and its divisor cancel in the product";
       R.Shaped = false;
     }
     // A tile of a grid of cdiv(n, B) programs times B: below n.

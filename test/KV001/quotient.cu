@@ -83,3 +83,36 @@ __global__ void fill_rows_x8(float *out, const float *vals, int numel, int cols)
   out[row * cols * 8 + threadIdx.x] = vals[row];
 }
 
+
+// Negative: a quotient and its divisor in the same product, apart (vLLM's
+// reshape_and_cache, the x-split key cache [blocks, heads, head_size / x,
+// block_size, x]): head_idx * (head_size / x) * block_size * x is at most
+// head_idx * head_size * block_size, inside one page, however large x is;
+// and so is the remainder h_block = i % (head_size / x) times x.
+__global__ void key_cache_in_page(float *key_cache, const int64_t *slot_mapping, int num_heads,
+                                  int head_size, int block_size, int x) {
+  const int64_t slot = slot_mapping[blockIdx.x];
+  const int64_t block_idx = slot / block_size;
+  const int h_block_count = head_size / x;
+  const int i = threadIdx.x;
+  if (i >= num_heads * h_block_count) return;
+  const int head_idx = i / h_block_count;
+  const int h_block = i % h_block_count;
+  key_cache[block_idx * num_heads * h_block_count * block_size * x +
+            head_idx * h_block_count * block_size * x + h_block * block_size * x] = 0.f;
+}
+
+// Positive twin: the divisor is not in the product (the page's x-blocks
+// times an unrelated width), so nothing cancels.
+__global__ void key_cache_in_page_wide(float *key_cache, const int64_t *slot_mapping,
+                                       int num_heads, int head_size, int block_size, int x,
+                                       int width) {
+  const int64_t slot = slot_mapping[blockIdx.x];
+  const int64_t block_idx = slot / block_size;
+  const int h_block_count = head_size / x;
+  const int i = threadIdx.x;
+  if (i >= num_heads * h_block_count) return;
+  const int h_block = i % h_block_count;
+  // CHECK: quotient.cu:[[@LINE+1]]:33: warning: 32-bit signed product 'h_block * block_size * width' is used as a memory offset and wraps past 2^31: 'h_block * block_size' <= 588,800 ('block_size' is named like it: Envelope.BlockSize = 1,024) times 'width' <= 8,191 ('width' is bounded by no fact: below Envelope.Unknown = 8,192); widen 'h_block' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+  key_cache[block_idx * width + h_block * block_size * width] = 0.f;
+}

@@ -72,6 +72,7 @@ private:
   const Bound *stagedOnChip(const Node *Addr);
   int64_t checkedBound(const Node *Mul);
   int64_t quotientBound(const Node *Mul);
+  int64_t cancelledBound(const Node *Mul);
   int64_t gridTileBound(const Node *Mul, std::string &Why);
   int64_t capOf(std::vector<const Dimension *> Shape, int64_t Scale, std::string &How);
   void collectAtoms(const Node *C, bool Positive, std::vector<Atom> &Out, unsigned Depth = 0);
