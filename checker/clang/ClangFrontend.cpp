@@ -86,7 +86,8 @@ public:
     return S.find("/include/hip/") != std::string::npos ||
            S.find("/opt/rocm") != std::string::npos ||
            S.find("/usr/local/cuda") != std::string::npos ||
-           S.find("/include/cuda_runtime") != std::string::npos;
+           S.find("/include/cuda_runtime") != std::string::npos ||
+           S.find("/include/cooperative_groups") != std::string::npos; // the prelude's
   }
   llvm::ErrorOr<llvm::vfs::Status> status(const llvm::Twine &P) override {
     if (hidden(P))

@@ -772,6 +772,21 @@ private:
           return X;
         }
     }
+    // A block's rank inside its thread-block cluster and the cluster's size
+    // (cooperative groups' cluster_group::block_rank() / num_blocks()): a
+    // cluster holds at most 16 blocks (8 portably), whatever the grid.
+    if (N == 0 && (Name == "block_rank" || Name == "num_blocks")) {
+      const CXXRecordDecl *RD = nullptr;
+      if (const auto *MC = dyn_cast<CXXMemberCallExpr>(CE))
+        RD = MC->getRecordDecl();
+      if (RD && RD->getQualifiedNameAsString() == "cooperative_groups::cluster_group") {
+        Node *X = make(Kind::Range, IntTy::integer(32, false), CE);
+        X->Value = Name == "block_rank" ? 16 : 17; // [0, 15] / [1, 16]
+        X->Value2 = Name == "block_rank" ? 0 : 1;
+        X->Name = Name;
+        return X;
+      }
+    }
     if (Name.rfind("__ld", 0) == 0 && N == 1 && isPtrTy(CE->getArg(0))) {
       const Node *Addr = value(CE->getArg(0));
       access(AccessKind::Load, Addr, CE);

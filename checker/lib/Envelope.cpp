@@ -34,8 +34,10 @@ const DimSpec Specs[] = {
      "compile-time size, 16-256 in practice; 1,024 leaves headroom"},
     {"BlockSize", 1024,
      "^(kv_?|cache_?)?(block|page|blk)_?(size|sz|len)$|^bs$|^ps$|^page_?tokens$|"
-     "^page_?block_?size$",
-     "KV page size: 64 (FlashMLA), 128-256 (SGLang, TensorRT-LLM); 1,024 leaves headroom"},
+     "^page_?block_?size$|^page_?token_?(begin|end|start|idx|offset)$|^token_?in_?page$|"
+     "^in_?page_?(idx|offset|pos)$",
+     "KV page size: 64 (FlashMLA), 128-256 (SGLang, TensorRT-LLM); 1,024 leaves headroom. A "
+     "token's position inside one page (page_token_begin, token_in_page) is below it"},
     {"Chunk", 128, "chunk_?(size|len)|^B[TC]$",
      "chunked kernels (linear attention, SSMs) use chunks of 16-64 tokens (fla, mamba); 128 "
      "leaves headroom"},

@@ -205,6 +205,55 @@ __device__ void cudaTriggerProgrammaticLaunchCompletion(void);
 extern "C" __device__ int printf(const char *, ...);
 extern "C" __device__ void __assert_fail(const char *, const char *, unsigned, const char *);
 
+/* Cooperative groups (<cooperative_groups.h>, part of the toolkit): the
+ * groups kernels take their rank in. A block's rank in its cluster is a
+ * hardware range (at most 16 blocks). */
+namespace cooperative_groups {
+struct thread_block {
+  __device__ void sync() const;
+  __device__ unsigned thread_rank() const;
+  __device__ unsigned size() const;
+  __device__ unsigned num_threads() const;
+  __device__ dim3 group_index() const;
+  __device__ dim3 thread_index() const;
+  __device__ dim3 group_dim() const;
+};
+struct cluster_group {
+  __device__ void sync() const;
+  __device__ void barrier_arrive() const;
+  __device__ void barrier_wait() const;
+  __device__ unsigned block_rank() const;
+  __device__ unsigned num_blocks() const;
+  __device__ unsigned thread_rank() const;
+  __device__ unsigned num_threads() const;
+  __device__ dim3 block_index() const;
+  __device__ dim3 dim_blocks() const;
+  template <class T> __device__ T *map_shared_rank(T *, unsigned) const;
+};
+struct grid_group {
+  __device__ void sync() const;
+  __device__ unsigned long long thread_rank() const;
+  __device__ unsigned long long num_threads() const;
+  __device__ unsigned long long block_rank() const;
+  __device__ unsigned long long num_blocks() const;
+};
+template <unsigned N, class P = void> struct thread_block_tile {
+  __device__ void sync() const;
+  __device__ unsigned thread_rank() const;
+  __device__ unsigned size() const;
+  __device__ unsigned num_threads() const;
+  __device__ unsigned meta_group_rank() const;
+  __device__ unsigned meta_group_size() const;
+  template <class T> __device__ T shfl(T, int) const;
+  template <class T> __device__ T shfl_down(T, unsigned) const;
+  template <class T> __device__ T shfl_xor(T, unsigned) const;
+};
+__device__ thread_block this_thread_block();
+__device__ cluster_group this_cluster();
+__device__ grid_group this_grid();
+template <unsigned N, class P> __device__ thread_block_tile<N, P> tiled_partition(const P &);
+} // namespace cooperative_groups
+
 #define KVLINT_MINMAX(T)                                                        \
   __host__ __device__ T min(T, T);                                              \
   __host__ __device__ T max(T, T);

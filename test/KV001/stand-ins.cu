@@ -102,6 +102,23 @@ __global__ __launch_bounds__(1024) void __cluster_dims__(NClusters, 1, 1)
   out[threadIdx.x] = logits[cluster_id * vocab_size + threadIdx.x];
 }
 
+// Negative: a block's rank inside its cluster (cooperative groups, which the
+// prelude declares) is a hardware range: at most 16 blocks, so block_id *
+// 1M stays below 2^31 although 'block_id' is named like a KV page.
+__global__ void __cluster_dims__(8, 1, 1) cluster_slices(float *scratch) {
+  namespace cg = cooperative_groups;
+  const int block_id = cg::this_cluster().block_rank();
+  const int blocks = cg::this_cluster().num_blocks();
+  scratch[block_id * 1048576 + blocks * 1024 + threadIdx.x] = 0.f;
+}
+
+// Positive twin: the block's index in the grid is no cluster rank.
+__global__ void grid_slices(float *scratch) {
+  const int block_id = blockIdx.x;
+  // CHECK: stand-ins.cu:[[@LINE+1]]:11: warning: 32-bit signed product 'block_id * 1048576' is used as a memory offset and wraps past 2^31: 'block_id' <= 65,535 ('blockIdx.x' spans a grid the launcher does not show: below Envelope.Grid = 65,536) times '1048576' = 1,048,576; it wraps once 'block_id' >= 2,048; widen 'block_id' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+  scratch[block_id * 1048576 + threadIdx.x] = 0.f;
+}
+
 // Positive: the same with a register cap.
 __global__ void __maxnreg__(64) capped_rows(const float *logits, float *out, int vocab_size) {
   // CHECK: stand-ins.cu:[[@LINE+1]]:29: warning: 32-bit unsigned product 'blockIdx.x * vocab_size' is used as a memory offset and wraps past 2^32: 'blockIdx.x' <= 65,535 ('blockIdx.x' spans a grid the launcher does not show: below Envelope.Grid = 65,536) times 'vocab_size' <= 262,144 ('vocab_size' is named like it: Envelope.Vocab = 262,144); widen 'blockIdx.x' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]

@@ -58,6 +58,10 @@ TEST(Envelope, NamesMapToDimensionsFirstMatchWins) {
   EXPECT_EQ(E.byName("token_head_idx")->Key, "Tokens");
   EXPECT_EQ(E.byName("num_lookahead_tokens")->Key, "Tokens");
   EXPECT_EQ(E.byName("kv_head_idx")->Key, "Heads");
+  // A token's position inside one page is below the page size, not a page.
+  EXPECT_EQ(E.byName("page.page_token_begin")->Key, "BlockSize");
+  EXPECT_EQ(E.byName("token_in_page")->Key, "BlockSize");
+  EXPECT_EQ(E.byName("page_idx")->Key, "KvPages");
   EXPECT_EQ(E.byName("expert_start_loc")->Key, "Tokens");
   EXPECT_EQ(E.byName("out_cache_loc")->Key, "KvSlots");
   EXPECT_EQ(E.byName("kv_loc")->Key, "KvSlots");
