@@ -182,6 +182,17 @@ __device__ float __int_as_float(int);
 __device__ int __float_as_int(float);
 __device__ float __uint_as_float(unsigned);
 __device__ unsigned __float_as_uint(float);
+/* <math.h>'s constants, which a strict -std=c++17 parse does not define. */
+#ifndef M_LOG2E
+#define M_E 2.7182818284590452354
+#define M_LOG2E 1.4426950408889634074
+#define M_LOG10E 0.43429448190325182765
+#define M_LN2 0.69314718055994530942
+#define M_LN10 2.30258509299404568402
+#define M_PI 3.14159265358979323846
+#define M_SQRT2 1.41421356237309504880
+#define M_SQRT1_2 0.70710678118654752440
+#endif
 #define KVLINT_MATH1(F) __device__ float F(float);
 KVLINT_MATH1(sqrtf) KVLINT_MATH1(rsqrtf) KVLINT_MATH1(expf) KVLINT_MATH1(exp2f)
 KVLINT_MATH1(logf) KVLINT_MATH1(log2f) KVLINT_MATH1(log1pf) KVLINT_MATH1(tanhf)

@@ -11,6 +11,11 @@
 #define KVLINT_SHIM_TORCH_STABLE_H
 #include <stddef.h>
 #include <stdint.h>
+// What the real headers bring in, and launchers use without including it.
+#include <optional>
+#include <string>
+#include <tuple>
+#include <vector>
 
 namespace c10 {
 struct Half { unsigned short x; Half() = default; Half(float); operator float() const; };
@@ -147,6 +152,8 @@ KVLINT_THO_TYPE(Float8_e4m3fnuz, c10::Float8_e4m3fnuz)
       __builtin_abort();           \
   } while (0)
 #define TORCH_ERROR_CODE_CHECK(x) ((void)(x))
+#define STD_CUDA_KERNEL_LAUNCH_CHECK() ((void)0)
+#define STD_CUDA_CHECK(x) ((void)(x))
 typedef int32_t AOTITorchError;
 extern "C" AOTITorchError aoti_torch_get_current_cuda_stream(int32_t, void **);
 #define STABLE_TORCH_LIBRARY(ns, m) static void kvlint_stable_library_##ns(::torch::stable::Library &m)
