@@ -11,11 +11,6 @@
 #define KVLINT_SHIM_TORCH_STABLE_H
 #include <stddef.h>
 #include <stdint.h>
-// What the real headers bring in, and launchers use without including it.
-#include <optional>
-#include <string>
-#include <tuple>
-#include <vector>
 
 namespace c10 {
 struct Half { unsigned short x; Half() = default; Half(float); operator float() const; };
