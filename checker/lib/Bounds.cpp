@@ -968,8 +968,33 @@ Bound Bounds::compute(const Node *N) {
     }
     return R;
   }
-  case Kind::Sub:
-    return derived(A(), Bv(), sat(I128(A().Lo) - Bv().Hi), sat(I128(A().Hi) - Bv().Lo));
+  case Kind::Sub: {
+    Bound R = derived(A(), Bv(), sat(I128(A().Lo) - Bv().Hi), sat(I128(A().Hi) - Bv().Lo));
+    // x - (x / d) * d is the remainder of x by d: below d (and above -d for a
+    // negative x in C's truncating division; Triton's floor division keeps it
+    // at 0 or more). `block_off = slot - block_id * BLOCK` with
+    // `block_id = slot // BLOCK`.
+    if (const Node *M = strip(N->op(1)); M && M->K == Kind::Mul) {
+      for (int I = 0; I < 2; ++I) {
+        const Node *Q = strip(M->op(I)), *D = M->op(1 - I);
+        if (!Q || Q->K != Kind::Div || !same(Q->op(0), N->op(0)) || !same(Q->op(1), D))
+          continue;
+        // |x - (x / d) * d| < |d| whatever the signs; at 0 or more when x and
+        // d are.
+        const Bound &DB = of(D);
+        const int64_t Mag = std::max(DB.Hi, DB.Lo <= -Inf ? Inf : -DB.Lo);
+        if (Mag < 1 || Mag >= Inf || Mag - 1 >= R.Hi)
+          break;
+        R.Hi = Mag - 1;
+        R.Lo = std::max(R.Lo, A().Lo >= 0 && DB.Lo >= 1 ? int64_t(0) : -(Mag - 1));
+        R.Exact = false;
+        R.Why = "a remainder by " + shortName(D);
+        R.Shaped = false;
+        break;
+      }
+    }
+    return R;
+  }
   case Kind::Mul: {
     const Bound &X = A(), &Y = Bv();
     I128 C[4] = {I128(X.Lo) * Y.Lo, I128(X.Lo) * Y.Hi, I128(X.Hi) * Y.Lo, I128(X.Hi) * Y.Hi};

@@ -116,3 +116,25 @@ __global__ void key_cache_in_page_wide(float *key_cache, const int64_t *slot_map
   // CHECK: quotient.cu:[[@LINE+1]]:33: warning: 32-bit signed product 'h_block * block_size * width' is used as a memory offset and wraps past 2^31: 'h_block * block_size' <= 588,800 ('block_size' is named like it: Envelope.BlockSize = 1,024) times 'width' <= 8,191 ('width' is bounded by no fact: below Envelope.Unknown = 8,192); widen 'h_block' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
   key_cache[block_idx * width + h_block * block_size * width] = 0.f;
 }
+
+// Negative: a slot minus its page times the page size is the slot's offset
+// inside the page (below block_size), as `slot % block_size` would be.
+__global__ void in_page_offset(float *cache, const int *slot_mapping, int block_size,
+                               int stride_t) {
+  const int slot = slot_mapping[blockIdx.x];
+  if (slot < 0) return;
+  const int block_id = slot / block_size;
+  const int block_off = slot - block_id * block_size;
+  cache[block_off * stride_t + threadIdx.x] = 0.f;
+}
+
+// Positive twin: subtracting a multiple of another size is no remainder.
+__global__ void in_page_offset_other(float *cache, const int *slot_mapping, int block_size,
+                                     int stride_t, int width) {
+  const int slot = slot_mapping[blockIdx.x];
+  if (slot < 0) return;
+  const int block_id = slot / block_size;
+  const int off = slot - block_id * width;
+  // CHECK: quotient.cu:[[@LINE+1]]:9: warning: 32-bit signed product 'off * stride_t' is used as a memory offset and wraps past 2^31: 'off' <= 8,388,607 ('slot_mapping' is an entry of a table named like it: below Envelope.KvSlots = 8,388,608) times 'stride_t' <= 16,384 ('stride_t' is named like it: Envelope.Stride = 16,384); widen 'off' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+  cache[off * stride_t + threadIdx.x] = 0.f;
+}

@@ -50,3 +50,24 @@ def chunk_rows(h, T, HV: tl.constexpr, BT: tl.constexpr, K: tl.constexpr, V: tl.
     tl.store(h + i_tg * HV + i_h + tl.arange(0, 16), 0)
     # CHECK: quotient.py:[[@LINE+1]]:18: warning: {{.*}}
     tl.store(h + (i_tg * HV + i_h) * K * V + tl.arange(0, 16), 0)
+
+
+# Negative: the slot's offset inside its page, written as slot - page * size
+# (MiniMax's sparse index cache): below the page size.
+@triton.jit
+def in_page_offset(cache_ptr, slot_mapping_ptr, stride_c_t, CACHE_BLOCK_SIZE: tl.constexpr):
+    slot = tl.load(slot_mapping_ptr + tl.program_id(0))
+    block_id = slot // CACHE_BLOCK_SIZE
+    block_off = slot - block_id * CACHE_BLOCK_SIZE
+    tl.store(cache_ptr + block_off * stride_c_t, 0)
+
+
+# Positive twin: the slot minus a multiple of another width.
+@triton.jit
+def in_page_offset_other(cache_ptr, slot_mapping_ptr, stride_c_t, width,
+                         CACHE_BLOCK_SIZE: tl.constexpr):
+    slot = tl.load(slot_mapping_ptr + tl.program_id(0))
+    block_id = slot // CACHE_BLOCK_SIZE
+    off = slot - block_id * width
+    # CHECK: quotient.py:[[@LINE+1]]:26: warning: 32-bit signed product 'off * stride_c_t' is used as a memory offset and wraps past 2^31: 'off' <= 8,396,798 ('slot_mapping_ptr' is an entry of a table named like it: below Envelope.KvSlots = 8,388,608) times 'stride_c_t' <= 16,384 ('stride_c_t' is named like it: Envelope.Stride = 16,384); widen 'off' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+    tl.store(cache_ptr + off * stride_c_t, 0)
