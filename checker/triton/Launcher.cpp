@@ -1514,7 +1514,26 @@ std::vector<std::string> Launcher::contiguousSizes(const std::string &X, const S
     if (!is(A, "keyword_argument")) Pos.push_back(A);
   // y.contiguous(): y's unpacked shape.
   if (is(Fn, "attribute") && M.text(field(Fn, "attribute")) == "contiguous" && Pos.empty()) {
-    TSNode Obj = field(Fn, "object");
+    TSNode Obj = stripParens(field(Fn, "object"));
+    // y.reshape(-1, n).contiguous() / y.view(a, n).contiguous(): the sizes
+    // it is given. The outermost may be -1 or anything: no stride is
+    // the product of it.
+    if (is(Obj, "call") && is(field(Obj, "function"), "attribute")) {
+      std::string RM = M.text(field(field(Obj, "function"), "attribute"));
+      std::vector<TSNode> RA;
+      for (TSNode A : kids(field(Obj, "arguments")))
+        if (!is(A, "keyword_argument")) RA.push_back(A);
+      if ((RM == "reshape" || RM == "view") && !RA.empty()) {
+        if (RA.size() == 1 && (is(stripParens(RA[0]), "tuple") || is(stripParens(RA[0]), "list")))
+          RA = kids(stripParens(RA[0]));
+        if (RA.size() < 2) return {};
+        std::vector<std::string> Inner = Sizes(std::vector<TSNode>(RA.begin() + 1, RA.end()));
+        if (Inner.empty()) return {};
+        Inner.insert(Inner.begin(), "?");
+        return Inner;
+      }
+      return {};
+    }
     if (!is(Obj, "identifier")) return {};
     std::vector<std::string> N = Unpacked(M.text(Obj));
     if (N.empty()) N = Unpacked(X);

@@ -159,3 +159,31 @@ def spec_rows(out_ptr, logits_ptr, cu_num_draft_tokens_ptr, max_spec_len, vocab_
 def spec_window(cache_ptr, block_idx, stride_blk, stride_pos, SPEC_QUERY_LEN: tl.constexpr):
     for token_offset in tl.static_range(SPEC_QUERY_LEN):
         tl.store(cache_ptr + block_idx.to(tl.int64) * stride_blk + token_offset * stride_pos + tl.arange(0, 16), 0)
+
+
+
+# Negative: the last stride of `g.reshape(-1, two_i).contiguous()` is 1
+# (MiniMax's fused SwiGLU passes it as the column stride): a token times 1.
+@triton.jit
+def reshaped_unit(g_ptr, stride_gn):
+    t = tl.program_id(0)
+    tl.store(g_ptr + t * stride_gn, 0)
+
+
+def reshaped(gate_up, num_tokens, two_i):
+    g1 = gate_up.reshape(-1, two_i).contiguous()
+    reshaped_unit[(num_tokens,)](g1, g1.stride(1))
+
+
+# Positive twin: without .contiguous() a reshape may keep any strides, so the
+# stride is bounded by its name only.
+@triton.jit
+def reshaped_any(g_ptr, stride_gn):
+    t = tl.program_id(0)
+    # CHECK: strides.py:[[@LINE+1]]:22: warning: 32-bit signed product 't * stride_gn' is used as a memory offset and wraps past 2^31: 't' <= 1,048,575 (the grid spans num_tokens ('num_tokens' is named like it: Envelope.Tokens = 1,048,576)) times 'stride_gn' <= 16,384 ('stride_gn' is named like it: Envelope.Stride = 16,384); widen 't' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+    tl.store(g_ptr + t * stride_gn, 0)
+
+
+def reshaped_any_launch(gate_up, num_tokens, two_i):
+    g1 = gate_up.reshape(-1, two_i)
+    reshaped_any[(num_tokens,)](g1, g1.stride(1))
