@@ -368,6 +368,14 @@ int64_t Bounds::quotientBound(const Node *Mul) {
   return Best;
 }
 
+// A remainder of x by d (x % d, or x - (x / d) * d): |r| < |d| and |r| <=
+// |x|, and at 0 or more when NonNeg says the operands make it so.
+static Bound remainderOf(const Bound &X, const Bound &Y, bool NonNeg) {
+  int64_t D = std::max(std::max(Y.Hi, -Y.Lo) - 1, int64_t(0));
+  int64_t M = std::min(D, std::max(X.Hi, -X.Lo));
+  return derived(X, Y, NonNeg ? 0 : -M, M);
+}
+
 // A quotient and its divisor in the same product, in any order: (v / d) * ...
 // * d <= v * ..., and (a % (v / d)) * ... * d < v * ... (the remainder is
 // below the quotient). The head's block `head_idx * h_block_count *
@@ -979,14 +987,13 @@ Bound Bounds::compute(const Node *N) {
         const Node *Q = strip(M->op(I)), *D = M->op(1 - I);
         if (!Q || Q->K != Kind::Div || !same(Q->op(0), N->op(0)) || !same(Q->op(1), D))
           continue;
-        // |x - (x / d) * d| < |d| whatever the signs; at 0 or more when x and
-        // d are.
+        // At 0 or more when x and d are (floor or truncating division alike).
         const Bound &DB = of(D);
-        const int64_t Mag = std::max(DB.Hi, DB.Lo <= -Inf ? Inf : -DB.Lo);
-        if (Mag < 1 || Mag >= Inf || Mag - 1 >= R.Hi)
+        Bound Rm = remainderOf(A(), DB, A().Lo >= 0 && DB.Lo >= 1);
+        if (Rm.Hi >= R.Hi)
           break;
-        R.Hi = Mag - 1;
-        R.Lo = std::max(R.Lo, A().Lo >= 0 && DB.Lo >= 1 ? int64_t(0) : -(Mag - 1));
+        R.Hi = Rm.Hi;
+        R.Lo = std::max(R.Lo, Rm.Lo);
         R.Exact = false;
         R.Why = "a remainder by " + shortName(D);
         R.Shaped = false;
@@ -1198,12 +1205,9 @@ Bound Bounds::compute(const Node *N) {
     return X;
   }
   case Kind::Rem: {
-    // |x % d| < |d| and |x % d| <= |x|; the sign follows x.
+    // The sign follows x.
     const Bound &X = A(), &Y = Bv();
-    int64_t D = std::max(std::max(Y.Hi, -Y.Lo) - 1, int64_t(0));
-    int64_t M = std::min(D, std::max(X.Hi, -X.Lo));
-    bool NonNeg = X.Lo >= 0 || !N->Ty.Signed;
-    Bound R = derived(X, Y, NonNeg ? 0 : -M, M);
+    Bound R = remainderOf(X, Y, X.Lo >= 0 || !N->Ty.Signed);
     // A remainder by a constant is a fact whatever x is.
     if (Y.Exact) {
       R.Exact = true;

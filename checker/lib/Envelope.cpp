@@ -63,7 +63,8 @@ const DimSpec Specs[] = {
      "^d_?rounded$|^[KV]$|d_?state|state_?dim",
      "MLA: 512 latent + 64 rope dimensions (DeepSeek V3)"},
     {"Heads", 128,
-     "^(?!.*(tokens?_?heads?(_?(idx|id|index))?$|lookahead)).*head|^h$|^h_?[qkv]$|^h_?kv$|^nh|^n_?h$|^num_?[qk]?_?heads|^kv_?heads|^q_?heads|"
+     "^(?!.*(tokens?_?heads?(_?(idx|id|index))?$|lookahead)).*head|"
+     "^h$|^h_?[qkv]$|^h_?kv$|^nh|^n_?h$|^num_?[qk]?_?heads|^kv_?heads|^q_?heads|"
      "^(pid|bid|i|idx|off)_?h[qkv]?$",
      "DeepSeek V3/R1: 128 query heads"},
     {"Hidden", 16384,
