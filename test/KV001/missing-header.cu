@@ -55,11 +55,18 @@ __global__ void smem_rows(float *out, int row_width) {
   // CHECK: missing-header.cu:[[@LINE+1]]:7: warning: 32-bit unsigned product 'blockIdx.x * row_width' is used as a memory offset and wraps past 2^32: 'blockIdx.x' <= 1,048,575 (the grid spans num_tokens ('num_tokens' is named like it: Envelope.Tokens = 1,048,576)) times 'row_width' <= 8,191 ('row_width' is bounded by no fact: below Envelope.Unknown = 8,192); widen 'blockIdx.x' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
   out[blockIdx.x * row_width + threadIdx.x] = tile[threadIdx.x] * float(M_LOG2E);
 }
+// Negative twin: the row widened before it multiplies, same launcher.
+__global__ void smem_rows_wide(float *out, int row_width) {
+  extern __shared__ float tile[];
+  tile[threadIdx.x] = 0.f;
+  out[static_cast<int64_t>(blockIdx.x) * row_width + threadIdx.x] = tile[threadIdx.x];
+}
 void smem_launcher(float *out, int num_tokens, int row_width, cudaStream_t stream) {
   int dev = 0, sms = 0;
   cudaGetDevice(&dev);
   cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
   cudaFuncSetAttribute(smem_rows, cudaFuncAttributeMaxDynamicSharedMemorySize, 96 * 1024);
   smem_rows<<<num_tokens, 256, 96 * 1024, stream>>>(out, row_width);
+  smem_rows_wide<<<num_tokens, 256, 96 * 1024, stream>>>(out, row_width);
   cudaMemsetAsync(out, 0, 16, stream);
 }
