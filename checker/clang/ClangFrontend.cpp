@@ -10,6 +10,8 @@
 #include "clang/Lex/PPCallbacks.h"
 #include "clang/Lex/Preprocessor.h"
 #include "clang/Tooling/Tooling.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/VirtualFileSystem.h"
 
 #include <set>
@@ -76,18 +78,26 @@ bool endsWith(const std::string &S, const char *Suffix) {
 }
 
 /// Hides the vendor toolkits' own headers (CUDA, ROCm/HIP) from the parse:
-/// clang 19 cannot parse CUDA 13's, and HIP's clash with the prelude. Their
-/// includes are then skipped like any other missing header.
+/// clang 19 cannot parse CUDA 13's, and HIP's and CUDA's clash with the
+/// prelude. Their includes are then skipped like any other missing header,
+/// so a scan reads the same wherever the toolkit is installed: under
+/// /usr/local/cuda or /opt/rocm, or straight into /usr/include, as Debian's
+/// and Ubuntu's nvidia-cuda-toolkit packages put it (cuda_bf16.h there
+/// redefined the prelude's bf16 and left FlashInfer's kernels unparsed).
+/// A header counts as the CUDA toolkit's when an include directory at most
+/// three levels above it holds cuda_runtime_api.h and the header's path below
+/// that directory starts with one of the toolkit's names.
 class HideToolkits : public llvm::vfs::ProxyFileSystem {
 public:
   using ProxyFileSystem::ProxyFileSystem;
-  static bool hidden(const llvm::Twine &P) {
+  bool hidden(const llvm::Twine &P) {
     std::string S = P.str();
-    return S.find("/include/hip/") != std::string::npos ||
-           S.find("/opt/rocm") != std::string::npos ||
-           S.find("/usr/local/cuda") != std::string::npos ||
-           S.find("/include/cuda_runtime") != std::string::npos ||
-           S.find("/include/cooperative_groups") != std::string::npos; // the prelude's
+    if (S.find("/include/hip/") != std::string::npos || S.find("/opt/rocm") != std::string::npos ||
+        S.find("/usr/local/cuda") != std::string::npos ||
+        S.find("/include/cuda_runtime") != std::string::npos ||
+        S.find("/include/cooperative_groups") != std::string::npos) // the prelude's
+      return true;
+    return inCudaToolkit(S);
   }
   llvm::ErrorOr<llvm::vfs::Status> status(const llvm::Twine &P) override {
     if (hidden(P))
@@ -99,6 +109,59 @@ public:
       return std::make_error_code(std::errc::no_such_file_or_directory);
     return ProxyFileSystem::openFileForRead(P);
   }
+
+private:
+  /// The first component of a path below the toolkit's include directory:
+  /// its headers (cuda_bf16.h, vector_types.h, ...) and folders (crt/, cub/,
+  /// thrust/, cuda/ for libcu++).
+  static bool toolkitName(llvm::StringRef First) {
+    static const char *Prefixes[] = {
+        "cuda",          "cublas",         "curand",        "cufft",
+        "cusparse",      "cusolver",       "nvrtc",         "nvToolsExt",
+        "nvtx3",         "npp",            "crt",           "cub",
+        "thrust",        "nv",             "sm_",           "device_",
+        "vector_",       "driver_",        "builtin_types", "host_",
+        "common_functions", "math_constants", "math_functions", "channel_descriptor",
+        "surface_",      "texture_",       "library_types", "mma.h",
+        "fatbinary",     "nvfunctional",   "cooperative_groups"};
+    for (const char *X : Prefixes) {
+      llvm::StringRef Pre(X);
+      // "nv" and "crt" are folders (nv/target, crt/host_config.h), not any name
+      // that starts so.
+      if (Pre == "nv" || Pre == "crt" || Pre == "cub" || Pre == "thrust") {
+        if (First == Pre)
+          return true;
+      } else if (First.starts_with(Pre)) {
+        return true;
+      }
+    }
+    return false;
+  }
+  bool inCudaToolkit(const std::string &S) {
+    llvm::StringRef Path(S);
+    llvm::StringRef Dir = llvm::sys::path::parent_path(Path);
+    for (int Up = 0; Up < 3 && !Dir.empty() && Dir != "/"; ++Up) {
+      if (isToolkitInclude(Dir)) {
+        llvm::StringRef Rel = Path.drop_front(Dir.size());
+        Rel = Rel.ltrim('/');
+        llvm::StringRef First = Rel.split('/').first;
+        return toolkitName(First);
+      }
+      Dir = llvm::sys::path::parent_path(Dir);
+    }
+    return false;
+  }
+  bool isToolkitInclude(llvm::StringRef Dir) {
+    auto It = ToolkitDirs.find(Dir);
+    if (It != ToolkitDirs.end())
+      return It->second;
+    llvm::SmallString<256> Marker(Dir);
+    llvm::sys::path::append(Marker, "cuda_runtime_api.h");
+    bool Yes = static_cast<bool>(ProxyFileSystem::status(Marker));
+    ToolkitDirs[Dir.str()] = Yes;
+    return Yes;
+  }
+  llvm::StringMap<bool> ToolkitDirs; ///< include directory -> holds cuda_runtime_api.h
 };
 
 /// Missing headers are skipped (LLVM 19 then goes on as if the include was
