@@ -381,29 +381,40 @@ static Bound remainderOf(const Bound &X, const Bound &Y, bool NonNeg) {
 // below the quotient). The head's block `head_idx * h_block_count *
 // block_size * x` with `h_block_count = head_size / x`, or `h_block *
 // block_size * x` with `h_block = i % h_block_count`: both stay inside one
-// page however large x is. -1 when no quotient meets its divisor.
+// page however large x is. The quotient may be negative (a slot read from a
+// table, `(slot % PAGE) // x * head_size * x`): with d >= 1, (v / d) * d is
+// at most max(v, 0) in truncating and floor division alike, so the other
+// factors, not the quotient, must be 0 or more. -1 when no quotient meets
+// its divisor.
 int64_t Bounds::cancelledBound(const Node *Mul) {
   std::vector<const Node *> Fs;
   mulFactors(Mul, Fs);
   if (Fs.size() < 2 || Fs.size() > 6)
     return -1;
   for (const Node *F : Fs)
-    if (!F || of(F).Lo < 0)
+    if (!F)
       return -1;
   int64_t Best = -1;
   for (size_t I = 0; I < Fs.size(); ++I) {
+    bool OthersNonNeg = true;
+    for (size_t K = 0; K < Fs.size(); ++K)
+      OthersNonNeg = OthersNonNeg && (K == I || of(Fs[K]).Lo >= 0);
+    if (!OthersNonNeg)
+      continue;
     const Node *Q = strip(Fs[I]);
     if (Q && Q->K == Kind::Rem && Q->op(0) && of(Q->op(0)).Lo >= 0)
       Q = strip(Q->op(1)); // a % (v / d) < v / d
+    else if (of(Fs[I]).Lo < 0 && !(Q && Q->K == Kind::Div))
+      continue;
     if (!Q || Q->K != Kind::Div || !Q->op(0) || !Q->op(1))
       continue;
     const Bound &V = of(Q->op(0));
-    if (V.Lo < 0 || V.Hi >= Inf)
+    if (V.Hi >= Inf)
       continue;
     for (size_t J = 0; J < Fs.size(); ++J) {
       if (J == I || !same(Fs[J], Q->op(1)))
         continue;
-      I128 P = V.Hi;
+      I128 P = std::max<int64_t>(V.Hi, 0);
       for (size_t K = 0; K < Fs.size(); ++K)
         if (K != I && K != J)
           P *= of(Fs[K]).Hi;

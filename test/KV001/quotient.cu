@@ -138,3 +138,21 @@ __global__ void in_page_offset_other(float *cache, const int *slot_mapping, int 
   // CHECK: quotient.cu:[[@LINE+1]]:9: warning: 32-bit signed product 'off * stride_t' is used as a memory offset and wraps past 2^31: 'off' <= 8,388,607 ('slot_mapping' is an entry of a table named like it: below Envelope.KvSlots = 8,388,608) times 'stride_t' <= 16,384 ('stride_t' is named like it: Envelope.Stride = 16,384); widen 'off' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
   cache[off * stride_t + threadIdx.x] = 0.f;
 }
+
+// Negative: the shuffled V cache of vLLM's ROCm backend, its in-page slot
+// read from the slot mapping unguarded (a pad slot makes it negative, and its
+// quotient by x too): (slot / x) * x is still at most the slot, so the
+// product stays inside one page.
+__global__ void shuffled_v_slot(float *cache, const int *slot_mapping, int head_size, int x,
+                                int page_size) {
+  const int slot = slot_mapping[blockIdx.x] % page_size;
+  cache[(slot / x) * head_size * x + slot % x] = 0.f;
+}
+
+// Positive twin: the quotient meets another factor than its divisor.
+__global__ void shuffled_v_slot_other(float *cache, const int *slot_mapping, int head_size, int x,
+                                      int y, int page_size) {
+  const int slot = slot_mapping[blockIdx.x] % page_size;
+  // CHECK: quotient.cu:[[@LINE+1]]:9: warning: 32-bit signed product '(slot / x) * head_size * y' is used as a memory offset and wraps past 2^31: '(slot / x) * head_size' <= 589,248 ('x' is bounded by no fact: below Envelope.Unknown = 8,192) times 'y' <= 8,191 ('y' is bounded by no fact: below Envelope.Unknown = 8,192); widen 'slot / x' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+  cache[(slot / x) * head_size * y + slot % x] = 0.f;
+}

@@ -71,3 +71,23 @@ def in_page_offset_other(cache_ptr, slot_mapping_ptr, stride_c_t, width,
     off = slot - block_id * width
     # CHECK: quotient.py:[[@LINE+1]]:26: warning: 32-bit signed product 'off * stride_c_t' is used as a memory offset and wraps past 2^31: 'off' <= 8,396,798 ('slot_mapping_ptr' is an entry of a table named like it: below Envelope.KvSlots = 8,388,608) times 'stride_c_t' <= 16,384 ('stride_c_t' is named like it: Envelope.Stride = 16,384); widen 'off' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
     tl.store(cache_ptr + off * stride_c_t, 0)
+
+
+# Negative: vLLM's ROCm shuffled cache layout. The slot read from the table
+# may be negative (a pad slot), so its quotient by x is too; (slot // x) * x
+# is still at most the slot's upper bound, and the product stays inside one
+# page: PAGE_SIZE x head_size.
+@triton.jit
+def shuffled_v_slot(cache_ptr, slot_mapping_ptr, head_size, x, PAGE_SIZE: tl.constexpr):
+    i = tl.program_id(0)
+    slot_id = tl.load(slot_mapping_ptr + i) % PAGE_SIZE
+    tl.store(cache_ptr + (slot_id // x) * head_size * x + slot_id % x, 0)
+
+
+# Positive twin: the quotient meets another factor than its divisor.
+@triton.jit
+def shuffled_v_slot_other(cache_ptr, slot_mapping_ptr, head_size, x, y, PAGE_SIZE: tl.constexpr):
+    i = tl.program_id(0)
+    slot_id = tl.load(slot_mapping_ptr + i) % PAGE_SIZE
+    # CHECK: quotient.py:[[@LINE+1]]:26: warning: 32-bit signed product '(slot_id // x) * head_size * y' is used as a memory offset and wraps past 2^31: '(slot_id // x) * head_size' <= 589,248 ('x' is bounded by no fact: below Envelope.Unknown = 8,192) times 'y' <= 8,191 ('y' is bounded by no fact: below Envelope.Unknown = 8,192); widen 'slot_id // x' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+    tl.store(cache_ptr + (slot_id // x) * head_size * y + slot_id % x, 0)
