@@ -307,9 +307,16 @@ def bench_host_cost(T=1, H=8, D=128, bs=16):
     slots = torch.arange(T, device="cuda")
     k0 = key[:0]
     x = torch.zeros(16, device="cuda")
+    kc8 = torch.zeros(64, bs, H, D, dtype=FP8, device="cuda")
+    vc8 = torch.zeros_like(kc8)
+    k_scale = torch.tensor([0.37], dtype=torch.float32, device="cuda")
+    v_scale = torch.tensor([1.3], dtype=torch.float32, device="cuda")
     op = torch.ops.kvref.kv_store
     rows = [
-        ("torch.ops.kvref.kv_store (1 token)", False, lambda: op(key, value, kc, vc, slots, "NHD")),
+        (f"torch.ops.kvref.kv_store ({T} token{'s' if T > 1 else ''})", False,
+         lambda: op(key, value, kc, vc, slots, "NHD")),
+        ("torch.ops.kvref.kv_store, bf16 -> fp8", False,
+         lambda: op(key, value, kc8, vc8, slots, "NHD", k_scale, v_scale)),
         ("torch.ops.kvref.kv_store.default", False, lambda: op.default(key, value, kc, vc, slots, "NHD")),
         ("torch.ops.kvref.kv_store, 0 tokens (no launch)", False, lambda: op(k0, k0, kc, vc, slots, "NHD")),
         ("torch.ops.kvref.kv_store in inference_mode", True, lambda: op(key, value, kc, vc, slots, "NHD")),

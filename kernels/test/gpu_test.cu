@@ -36,6 +36,9 @@ bool g_memcheck = false;
 int64_t g_bulk_smem = 0;
 
 void read_bulk_smem_limit(const cudaDeviceProp& prop) {
+#if defined(KVREF_HIP)
+  (void)prop;  // HIP (here its NVIDIA platform) has no bulk record store: the plan never takes it
+#else
   cudaFuncAttributes fa;
   if (prop.major >= 9 &&
       cudaFuncGetAttributes(&fa, reinterpret_cast<const void*>(&kvref::record_store_bulk_kernel<false, false>)) ==
@@ -44,6 +47,7 @@ void read_bulk_smem_limit(const cudaDeviceProp& prop) {
     g_bulk_smem = fa.maxDynamicSharedSizeBytes;
   }
   (void)cudaGetLastError();
+#endif
 }
 
 // Whether kvref_record_store(&a) goes through the bulk kernel on this device.

@@ -12,6 +12,14 @@
 #if defined(__HIP__)
 #define KVREF_HIP 1
 #define KVREF_GPU 1
+#elif (defined(__CUDACC__) || defined(__CUDA__)) && defined(__HIP_PLATFORM_NVIDIA__)
+// HIP's NVIDIA platform (nvcc with __HIP_PLATFORM_NVIDIA__, as hipcc drives it): the HIP host
+// API and the HIP device code paths, on an NVIDIA GPU.  This is how kvref's HIP code executes
+// on a machine without an AMD GPU (kernels/tools/hip_nvidia_check.sh); only the thread and
+// block indices differ from the AMD build (the CUDA built-ins instead of the amdgcn builtins).
+#define KVREF_HIP 1
+#define KVREF_HIP_NVIDIA 1
+#define KVREF_GPU 1
 #elif defined(__CUDACC__) || defined(__CUDA__)
 #define KVREF_CUDA 1
 #define KVREF_GPU 1
@@ -21,7 +29,11 @@
 #define KVREF_GPU 1
 #endif
 
-#if defined(KVREF_HIP)
+#if defined(KVREF_HIP_NVIDIA)
+#define KVREF_GLOBAL __global__
+#define KVREF_DEVICE __device__
+#define KVREF_HOST_DEVICE __host__ __device__
+#elif defined(KVREF_HIP)
 #define KVREF_GLOBAL __attribute__((global))
 #define KVREF_DEVICE __attribute__((device))
 #define KVREF_HOST_DEVICE __attribute__((host, device))
@@ -70,7 +82,7 @@ namespace dev {
 inline uint32_t thread_x() { return emu::thread_x; }
 inline uint32_t block_x() { return emu::block_x; }
 inline uint32_t block_y() { return emu::block_y; }
-#elif defined(KVREF_HIP)
+#elif defined(KVREF_HIP) && !defined(KVREF_HIP_NVIDIA)
 KVREF_DEVICE inline uint32_t thread_x() { return __builtin_amdgcn_workitem_id_x(); }
 KVREF_DEVICE inline uint32_t block_x() { return __builtin_amdgcn_workgroup_id_x(); }
 KVREF_DEVICE inline uint32_t block_y() { return __builtin_amdgcn_workgroup_id_y(); }
