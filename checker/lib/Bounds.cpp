@@ -1018,7 +1018,10 @@ Bound Bounds::compute(const Node *N) {
     I128 C[4] = {I128(X.Lo) * Y.Lo, I128(X.Lo) * Y.Hi, I128(X.Hi) * Y.Lo, I128(X.Hi) * Y.Hi};
     Bound R = derived(X, Y, sat(*std::min_element(C, C + 4)), sat(*std::max_element(C, C + 4)));
     // (x / y) * y is at most x, also when x / y is picked by a ?: whose
-    // other arm is a constant (h = heads == 1 ? 0 : i / upr; h * upr).
+    // other arm is a constant (h = heads == 1 ? 0 : i / upr; h * upr). x may
+    // be negative: with y >= 1, (x / y) * y is at most max(x, 0) in
+    // truncating and floor division alike (flash-attention's paged
+    // `block_table_idx = (n_block_max - 1) * kBlockN / page_block_size`).
     for (int I = 0; I < 2; ++I) {
       const Node *Q = strip(N->op(I)), *D = N->op(1 - I);
       std::vector<const Node *> Arms;
@@ -1035,11 +1038,11 @@ Bound Bounds::compute(const Node *N) {
           Hi = std::max(Hi, sat(I128(Arm->Value) * DB.Hi));
           continue;
         }
-        if (!Arm || Arm->K != Kind::Div || !same(Arm->op(1), D) || X.Lo < 0 || Y.Lo < 0) {
+        if (!Arm || Arm->K != Kind::Div || !same(Arm->op(1), D) || DB.Lo < 0) {
           All = false;
           break;
         }
-        Hi = std::max(Hi, of(Arm->op(0)).Hi);
+        Hi = std::max(Hi, std::max<int64_t>(of(Arm->op(0)).Hi, 0));
       }
       if (All && Hi < R.Hi) {
         R.Hi = Hi;

@@ -156,3 +156,27 @@ __global__ void shuffled_v_slot_other(float *cache, const int *slot_mapping, int
   // CHECK: quotient.cu:[[@LINE+1]]:9: warning: 32-bit signed product '(slot / x) * head_size * y' is used as a memory offset and wraps past 2^31: '(slot / x) * head_size' <= 589,248 ('x' is bounded by no fact: below Envelope.Unknown = 8,192) times 'y' <= 8,191 ('y' is bounded by no fact: below Envelope.Unknown = 8,192); widen 'slot / x' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
   cache[(slot / x) * head_size * y + slot % x] = 0.f;
 }
+
+// Negative: flash-attention's paged K/V start. The last block's first row,
+// (n_block_max - 1) * kBlockN, is -kBlockN when a split has no block, and its
+// page index is picked by a ?: against no block table; the page times the
+// page size is still at most that row, however large the page size.
+template <int kBlockN>
+__global__ void paged_block_start(float *k, const int *block_table, int n_block_max,
+                                  int page_block_size) {
+  const int block_table_idx =
+      block_table == nullptr ? 0 : (n_block_max - 1) * kBlockN / page_block_size;
+  const int block_table_offset =
+      (n_block_max - 1) * kBlockN - block_table_idx * page_block_size;
+  k[block_table_offset + threadIdx.x] = 0.f;
+}
+
+// Positive twin: the page index times another size than it was divided by.
+template <int kBlockN>
+__global__ void paged_block_start_other(float *k, const int *block_table, int n_block_max,
+                                        int page_block_size, int k_row_stride) {
+  const int block_table_idx =
+      block_table == nullptr ? 0 : (n_block_max - 1) * kBlockN / page_block_size;
+  // CHECK: quotient.cu:[[@LINE+1]]:5: warning: 32-bit signed product 'block_table_idx * k_row_stride' is used as a memory offset and wraps past 2^31: 'block_table_idx' <= 8,387,584 ('n_block_max' is bounded by no fact: Envelope.Unknown = 8,192) times 'k_row_stride' <= 16,384 ('k_row_stride' is named like it: Envelope.Stride = 16,384); widen 'block_table_idx' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+  k[block_table_idx * k_row_stride + threadIdx.x] = 0.f;
+}
