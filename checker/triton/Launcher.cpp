@@ -108,6 +108,10 @@ struct Scope {
     std::string Name;
     Rng R;
     uint32_t Begin = 0, End = 0;
+    /// Where the condition was evaluated, when before the branch: a flag
+    /// bound above (`short = T <= 4096` ... `if short:`). The name must not
+    /// be bound again from there on.
+    uint32_t From = UINT32_MAX;
   };
   std::vector<BranchFact> Branch;
   std::map<std::string, std::vector<uint32_t>> BindAt; ///< where each name is bound
@@ -176,6 +180,8 @@ private:
 
   // --- evaluation -----------------------------------------------------------
   bool budget() { return ++Work <= MaxEvalWork; }
+  /// Where condFacts last followed a flag to the condition it was bound to.
+  uint32_t CondFrom = UINT32_MAX;
   /// Where the launch being evaluated is: asserts count above it only.
   uint32_t SiteAt = UINT32_MAX;
   bool constRange(TSNode E, const Scope *S, Rng &R, unsigned D);
@@ -436,10 +442,23 @@ void Launcher::condFacts(const Scope &S, TSNode C, bool Neg,
     return;
   }
   if (is(C, "identifier")) {
+    // A flag: the one condition it is bound to. Bindings to the literal
+    // that makes the branch not run say nothing of it (`use_short = T <=
+    // 4096`, then `if IS_NPU and ...: use_short = False`, then `if use_short:`).
     bool IsParam;
     const std::vector<TSNode> *Bs = lookup(&S, M.text(C), IsParam);
-    if (!IsParam && Bs && Bs->size() == 1 && !ts_node_is_null((*Bs)[0]))
-      condFacts(S, (*Bs)[0], Neg, Out, D + 1);
+    if (IsParam || !Bs || Bs->empty() || Bs->size() > 8) return;
+    TSNode Only{};
+    unsigned Conds = 0;
+    for (TSNode B : *Bs) {
+      if (ts_node_is_null(B)) return;
+      if (is(stripParens(B), Neg ? "true" : "false")) continue;
+      Only = B;
+      ++Conds;
+    }
+    if (Conds != 1) return;
+    CondFrom = std::min(CondFrom, ts_node_start_byte(Only));
+    condFacts(S, Only, Neg, Out, D + 1);
     return;
   }
   std::string Name;
@@ -454,11 +473,13 @@ void Launcher::condFacts(const Scope &S, TSNode C, bool Neg,
 /// rest of the enclosing block.
 void Launcher::branchFacts(Scope &S, TSNode If) {
   std::vector<std::pair<std::string, Rng>> Negs; // negations of the conditions so far
+  // Where the conditions were evaluated: a flag's binding, above the `if`.
+  CondFrom = UINT32_MAX;
   auto Add = [&](const std::vector<std::pair<std::string, Rng>> &Fs, TSNode Body) {
     if (ts_node_is_null(Body)) return;
     for (const auto &[N, R] : Fs)
       if (S.Branch.size() < 256)
-        S.Branch.push_back({N, R, ts_node_start_byte(Body), ts_node_end_byte(Body)});
+        S.Branch.push_back({N, R, ts_node_start_byte(Body), ts_node_end_byte(Body), CondFrom});
   };
   std::vector<std::pair<std::string, Rng>> Own;
   condFacts(S, field(If, "condition"), false, Own, 0);
@@ -486,7 +507,7 @@ void Launcher::branchFacts(Scope &S, TSNode If) {
   if (ts_node_is_null(Last) || !(is(Last, "return_statement") || is(Last, "raise_statement"))) return;
   for (const auto &[N, R] : Negs)
     if (S.Branch.size() < 256)
-      S.Branch.push_back({N, R, ts_node_end_byte(If), ts_node_end_byte(Parent)});
+      S.Branch.push_back({N, R, ts_node_end_byte(If), ts_node_end_byte(Parent), CondFrom});
 }
 
 /// Indexes one function body (not the bodies nested in it, which become
@@ -746,9 +767,9 @@ bool Launcher::constRangeImpl(TSNode E, const Scope *S, Rng &R, unsigned D) {
     for (const Scope *X = S; X; X = X->Parent)
       for (const Scope::BranchFact &F : X->Branch)
         if (F.Name == N && F.Begin <= SiteAt && SiteAt < F.End) {
-          // Not when the name is bound again between the branch and the
-          // launch.
-          if (reboundBetween(S, X, N, F.Begin)) continue;
+          // Not when the name is bound again between the condition and
+          // the launch.
+          if (reboundBetween(S, X, N, std::min(F.Begin, F.From))) continue;
           BR = {std::max(BR.Lo, F.R.Lo), std::min(BR.Hi, F.R.Hi)};
           InBranch = true;
         }
@@ -1259,12 +1280,27 @@ bool Launcher::gridAxes(TSNode G, const Site &St, const Scope *S, std::vector<Va
       if (ts_node_is_null(Reaching) || ts_node_start_byte(B) > ts_node_start_byte(Reaching))
         Reaching = B;
     }
-    // No other binding may sit between it and the launch (one in a branch).
-    bool Between = false;
+    // No other binding may sit between it and the launch (one in a
+    // branch). A binding without a value is a `def grid(meta)`: it sits
+    // between only where one of the scope's defs of the name does (an
+    // `else:` below the launch defines its own grid).
+    std::vector<TSNode> NameDefs;
+    for (const Scope *X = S; X; X = X->Parent)
+      if (X->Binds.count(Name)) {
+        auto DI = X->Defs.find(Name);
+        if (DI != X->Defs.end()) NameDefs = DI->second;
+        break;
+      }
+    size_t Nulls = 0;
+    bool DefBetween = false;
+    for (TSNode B : *Bs) Nulls += ts_node_is_null(B);
+    for (TSNode Df : NameDefs)
+      DefBetween |= !ts_node_is_null(Reaching) && ts_node_start_byte(Df) < At &&
+                    ts_node_start_byte(Df) > ts_node_start_byte(Reaching);
+    bool Between = Nulls != NameDefs.size() || DefBetween;
     for (TSNode B : *Bs)
-      if (!ts_node_is_null(Reaching) &&
-          (ts_node_is_null(B) ||
-           (ts_node_start_byte(B) > ts_node_start_byte(Reaching) && ts_node_start_byte(B) < At)))
+      if (!ts_node_is_null(Reaching) && !ts_node_is_null(B) &&
+          ts_node_start_byte(B) > ts_node_start_byte(Reaching) && ts_node_start_byte(B) < At)
         Between = true;
     if (!ts_node_is_null(Reaching) && !Between) return gridAxes(Reaching, St, S, Axes, D + 1);
   }
