@@ -222,6 +222,9 @@ private:
   std::string launchedName(TSNode SubscriptValue) const;
   std::vector<KParam> kernelParams(TSNode Def);
   Site site(TSNode Call, const Scope *S);
+  std::vector<Site> sites(TSNode Call, const Scope *S);
+  bool splatDicts(TSNode E, const Scope *S, std::vector<std::map<std::string, TSNode>> &Out);
+  bool dictLiteral(TSNode D, std::map<std::string, TSNode> &Out);
   ArgFact argFact(const Site &St, const KParam &P, size_t Index);
 };
 
@@ -1416,6 +1419,96 @@ Site Launcher::site(TSNode Call, const Scope *S) {
   return St;
 }
 
+/// A dict literal with string keys (`{"BLOCK_SIZE_N": 128, ...}`), or
+/// `dict(BLOCK_SIZE_N=128, ...)`: its entries. False for anything else (a
+/// `**` inside, a computed key).
+bool Launcher::dictLiteral(TSNode D, std::map<std::string, TSNode> &Out) {
+  D = stripParens(D);
+  Out.clear();
+  if (is(D, "dictionary")) {
+    for (TSNode P : kids(D)) {
+      if (!is(P, "pair")) return false;
+      std::string K = stringValue(M, field(P, "key"));
+      if (K.empty()) return false;
+      Out[K] = field(P, "value");
+    }
+    return true;
+  }
+  if (is(D, "call") && M.text(field(D, "function")) == "dict") {
+    for (TSNode A : kids(field(D, "arguments"))) {
+      if (!is(A, "keyword_argument")) return false;
+      Out[M.text(field(A, "name"))] = field(A, "value");
+    }
+    return true;
+  }
+  return false;
+}
+
+/// What a `**E` of a launch passes: one entry map per way the launcher can
+/// reach it. E is a local bound only to dict literals (`extra_kargs = {}`,
+/// then `extra_kargs = {"waves_per_eu": 1}` on one platform: each binding is
+/// a way), or a subscript of a local bound once to a dict of dict literals
+/// (batch_invariant's `**configs[dtype]`: each inner dict is a way). False
+/// when E is anything else, or the ways are too many.
+bool Launcher::splatDicts(TSNode E, const Scope *S, std::vector<std::map<std::string, TSNode>> &Out) {
+  E = stripParens(E);
+  Out.clear();
+  bool IsParam;
+  if (is(E, "identifier")) {
+    const std::vector<TSNode> *Bs = lookup(S, M.text(E), IsParam);
+    if (IsParam || !Bs || Bs->empty() || Bs->size() > 4) return false;
+    for (TSNode B : *Bs) {
+      std::map<std::string, TSNode> D;
+      if (ts_node_is_null(B) || !dictLiteral(B, D)) return false;
+      Out.push_back(std::move(D));
+    }
+    return true;
+  }
+  if (is(E, "subscript")) {
+    TSNode V = stripParens(field(E, "value"));
+    if (!is(V, "identifier")) return false;
+    const std::vector<TSNode> *Bs = lookup(S, M.text(V), IsParam);
+    if (IsParam || !Bs || Bs->size() != 1 || ts_node_is_null((*Bs)[0])) return false;
+    TSNode Outer = stripParens((*Bs)[0]);
+    if (!is(Outer, "dictionary")) return false;
+    for (TSNode P : kids(Outer)) {
+      std::map<std::string, TSNode> D;
+      if (!is(P, "pair") || !dictLiteral(field(P, "value"), D) || Out.size() >= 8) return false;
+      Out.push_back(std::move(D));
+    }
+    return !Out.empty();
+  }
+  return false;
+}
+
+/// The sites of one launch: one, or one per way a `**` splat of dict
+/// literals can pass its entries (splatDicts). Facts join across sites, so
+/// each way bounds the kernel as a launch of its own would.
+std::vector<Site> Launcher::sites(TSNode Call, const Scope *S) {
+  Site Base = site(Call, S);
+  if (!Base.StarKw || Base.StarPos) return {Base};
+  std::vector<Site> Out = {Base};
+  Out[0].StarKw = false;
+  for (TSNode A : kids(field(Call, "arguments"))) {
+    if (!is(A, "dictionary_splat")) continue;
+    std::vector<TSNode> Ks = kids(A);
+    std::vector<std::map<std::string, TSNode>> Ways;
+    if (Ks.empty() || !splatDicts(Ks.back(), S, Ways) || Ways.empty() ||
+        Out.size() * Ways.size() > 16)
+      return {Base};
+    std::vector<Site> Next;
+    for (const Site &St : Out)
+      for (const auto &W : Ways) {
+        Site X = St;
+        for (const auto &[K, V] : W)
+          if (!X.Kw.count(K)) X.Kw[K] = V;
+        Next.push_back(std::move(X));
+      }
+    Out = std::move(Next);
+  }
+  return Out;
+}
+
 /// The product asserts above a site, each factor named as the kernel names
 /// it: the parameter the site passes the same expression to, or the grid
 /// axis whose extent it is (gridFactor: a launch index along it is below it).
@@ -1690,7 +1783,8 @@ void Launcher::run() {
       if (J == M.Jit.end()) continue;
       uint32_t Key = ts_node_start_byte(J->second.Def);
       DefOf[Key] = J->second.Def;
-      if (Sites[Key].size() < 64) Sites[Key].push_back(site(C, &S));
+      for (Site &St : sites(C, &S))
+        if (Sites[Key].size() < 64) Sites[Key].push_back(std::move(St));
     }
   std::string File = M.Path.substr(M.Path.find_last_of('/') == std::string::npos
                                        ? 0
