@@ -547,6 +547,7 @@ private:
       } else {
         Node *N = make(binKind(Op), ty(CAO->getComputationResultType()), BO);
         N->Ops = {Old, Rhs};
+        N->Compound = true;
         New = N;
       }
       return assign(L, New, BO);

@@ -126,7 +126,11 @@ void FnLowerer::augAssignment(TSNode A) {
   std::string O = M.text(Op);
   if (!O.empty() && O.back() == '=') O.pop_back();
   Val LV = expr(L), RV = expr(R);
-  bind(L, binop(O, LV, RV, A));
+  Val V = binop(O, LV, RV, A);
+  // x *= k: x itself is the left operand, which no .to() may wrap.
+  if (V.isNode() && (V.Nd->K == Kind::Mul || V.Nd->K == Kind::Shl) && V.Nd->op(0) == LV.Nd)
+    const_cast<Node *>(V.Nd)->Compound = true;
+  bind(L, V);
 }
 
 /// Lowers if/elif/else. Early exits add guards to the rest of the block.

@@ -489,7 +489,16 @@ struct NarrowedIndexOverflow::Walk {
                  "; widen " + quote(Leaf) + " to 64 bits before it multiplies";
     Fd.Group = rootName(Leaf);
     Fd.Latent = AtLatent;
-    if (!widenFix(F.Lang, Leaf, Fd.Fixes))
+    if (N->Compound && Leaf == N->op(0)) {
+      // `x *= k`: x is an lvalue; a cast of it would not compile. Widening
+      // x's declared type makes the product 64-bit.
+      widenLocals(Fd);
+      if (Fd.Fixes.empty())
+        Fd.Notes.push_back(
+            {Leaf->Range, (F.Lang == Language::Triton ? "widen " + quote(Leaf) + " where it is assigned"
+                                                      : "widen the declared type of " + quote(Leaf)) +
+                              " to 64 bits (a compound assignment cannot cast it)"});
+    } else if (!widenFix(F.Lang, Leaf, Fd.Fixes))
       Fd.Notes.push_back({Leaf->Range, "the index is spelled inside a macro; widen it there"});
     else
       widenLocals(Fd);

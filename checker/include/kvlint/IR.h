@@ -151,6 +151,9 @@ struct Node {
                        ///< Call (inlined): the helper's return type
   bool OnChip = false; ///< an array in shared memory or registers: its extent is
                        ///< at most what a CTA holds, far below 2^31 elements
+  /// Mul/Shl of a compound assignment (`x *= k`): Ops[0] is the variable
+  /// itself, an lvalue no cast may wrap; widening x's declaration is the fix.
+  bool Compound = false;
   /// A member (Param or Unknown): the object named before the dot (`smem` in
   /// `smem.state`, `params` in `this->params.h`), "this" for a member of
   /// `this`, "(expr)" for a member of another expression; empty otherwise.
