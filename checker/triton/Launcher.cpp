@@ -826,7 +826,18 @@ bool Launcher::constRangeImpl(TSNode E, const Scope *S, Rng &R, unsigned D) {
     for (TSNode A : As)
       if (is(A, "keyword_argument") || is(A, "list_splat") || is(A, "dictionary_splat"))
         return false;
+    // n.bit_length() of a known n >= 0: the bit lengths of its ends
+    // (`1 << (n.bit_length() - 1)`, the largest power of two <= n).
+    if (TSNode Fn = field(E, "function");
+        As.empty() && is(Fn, "attribute") && M.text(field(Fn, "attribute")) == "bit_length") {
+      Rng X;
+      if (!constRange(field(Fn, "object"), S, X, D + 1) || X.Lo < 0 || X.Hi >= Unbounded) return false;
+      auto Bits = [](int64_t V) { int64_t B = 0; while (V > 0) { ++B; V >>= 1; } return B; };
+      R = {Bits(X.Lo), Bits(X.Hi)};
+      return true;
+    }
     std::vector<Rng> Vs;
+    bool SomeUnknown = false;
     for (TSNode A : As) {
       Rng X;
       if (!constRange(A, S, X, D + 1)) {
@@ -837,9 +848,20 @@ bool Launcher::constRangeImpl(TSNode E, const Scope *S, Rng &R, unsigned D) {
           R = {1, Unbounded};
           return true;
         }
+        // min(16, n // m): at most 16 whatever n // m is.
+        if (Q == "min" && As.size() >= 2) {
+          SomeUnknown = true;
+          continue;
+        }
         return false;
       }
       Vs.push_back(X);
+    }
+    if (SomeUnknown) {
+      if (Vs.empty()) return false;
+      R = {INT64_MIN, Vs[0].Hi};
+      for (const Rng &X : Vs) R.Hi = std::min(R.Hi, X.Hi);
+      return true;
     }
     if ((Q == "min" || Q == "max") && Vs.size() >= 2) {
       R = Vs[0];
@@ -1610,12 +1632,34 @@ std::vector<std::string> Launcher::contiguousSizes(const std::string &X, const S
     }
     return {};
   };
+  // A size a local holds as the next power of two of another
+  // (`block_size_t = triton.next_power_of_2(topk)`) is below twice it.
+  auto PowerOfTwo = [&](TSNode E) -> std::string {
+    E = stripParens(E);
+    if (!is(E, "identifier")) return "";
+    bool IsParam;
+    const std::vector<TSNode> *Bs = lookup(S, M.text(E), IsParam);
+    if (IsParam || !Bs || Bs->size() != 1 || ts_node_is_null((*Bs)[0])) return "";
+    TSNode V = stripParens((*Bs)[0]);
+    if (!is(V, "call")) return "";
+    std::string F = M.text(field(V, "function"));
+    static const std::string P2 = "next_power_of_2";
+    if (F.size() < P2.size() || F.compare(F.size() - P2.size(), P2.size(), P2) != 0) return "";
+    std::vector<TSNode> As = kids(field(V, "arguments"));
+    if (As.size() != 1) return "";
+    std::string N = valueName(As[0], S, 1);
+    return N.empty() || N.find('*') != std::string::npos ? "" : "2*" + N;
+  };
   auto Sizes = [&](const std::vector<TSNode> &Es) -> std::vector<std::string> {
     std::vector<std::string> Out;
     for (TSNode E : Es) {
       Rng R;
       if (constRange(E, S, R, 0) && R.Lo == R.Hi && R.Lo >= 1) {
         Out.push_back(std::to_string(R.Lo));
+        continue;
+      }
+      if (std::string P = PowerOfTwo(E); !P.empty()) {
+        Out.push_back(P);
         continue;
       }
       std::string N = valueName(E, S, 0);
@@ -1691,10 +1735,11 @@ std::vector<std::string> Launcher::contiguousSizes(const std::string &X, const S
 /// x.stride(i) (or x.stride()[i]) of a contiguous tensor whose sizes the
 /// launcher shows (contiguousSizes): the product of the sizes inside
 /// dimension i, spelled "H*D" ("1" for the last dimension). Empty when not
-/// known. The product is an upper bound the analysis takes only where it is
-/// below what the stride's own name says (ValueHint::Shape): tried as the
-/// stride's value, names like `K` (a head dim in attention, the reduction of
-/// a matmul) made more findings than they removed (docs/precision.md).
+/// known. The analysis takes the product as the stride's bound, before the
+/// stride's own name, only where every size says what it is
+/// (ValueHint::Shape; a constant or a name the envelope maps): names like
+/// `K` (a head dim in attention, the reduction of a matmul) made more
+/// findings than they removed (docs/precision.md).
 std::string Launcher::strideOf(TSNode A, const Scope *S) {
   A = stripParens(A);
   TSNode Obj{}, IdxN{};

@@ -187,3 +187,67 @@ def reshaped_any(g_ptr, stride_gn):
 def reshaped_any_launch(gate_up, num_tokens, two_i):
     g1 = gate_up.reshape(-1, two_i)
     reshaped_any[(num_tokens,)](g1, g1.stride(1))
+
+
+# The partial top-k buffers of MiniMax M3's index top-k (vLLM): [chunks,
+# heads, batch, next_power_of_2(topk)], its chunk count the largest power of
+# two <= min(16, a grid target / (batch * heads)).
+@triton.jit
+def topk_partial(part_ptr, stride_ts_b, BLOCK_T: tl.constexpr):
+    pid_b = tl.program_id(0)
+    o = tl.arange(0, BLOCK_T)
+    # Negative: a batch row of the buffer is next_power_of_2(topk) wide
+    # (below twice top-k), whatever its name says of a batch stride.
+    tl.store(part_ptr + pid_b * stride_ts_b + o, 0.0)
+
+
+def topk_partial_launch(score, batch, num_idx_heads, topk):
+    block_size_t = triton.next_power_of_2(topk)
+    part = torch.empty(4, num_idx_heads, batch, block_size_t, device=score.device)
+    topk_partial[(batch,)](part, part.stride(2), BLOCK_T=block_size_t)
+
+
+@triton.jit
+def topk_partial_rowcall(part_ptr, stride_ts_b, BLOCK_T: tl.constexpr):
+    pid_b = tl.program_id(0)
+    o = tl.arange(0, BLOCK_T)
+    # CHECK: strides.py:[[@LINE+1]]:25: warning: 32-bit signed product 'pid_b * stride_ts_b' is used as a memory offset and wraps past 2^31: 'pid_b' <= 4,094 (the grid spans batch ('batch' is named like it: below Envelope.Requests = 4,096)) times 'stride_ts_b' <= 2,147,483,647 ('stride_ts_b' is named like it: Envelope.BatchStride = 2,147,483,648); widen 'pid_b' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+    tl.store(part_ptr + pid_b * stride_ts_b + o, 0.0)
+
+
+# Positive twin: the row width comes from a call kvlint cannot see; the
+# batch stride's name stands.
+def topk_partial_rowcall_launch(score, batch, num_idx_heads, topk, width_of):
+    block_size_t = width_of(topk)
+    part = torch.empty(4, num_idx_heads, batch, block_size_t, device=score.device)
+    topk_partial_rowcall[(batch,)](part, part.stride(2), BLOCK_T=64)
+
+
+@triton.jit
+def chunk_slabs(part_ptr, BLOCK: tl.constexpr):
+    pid_chunk = tl.program_id(1)
+    o = tl.arange(0, BLOCK)
+    # Negative: at most 16 chunks of 100M elements.
+    tl.store(part_ptr + pid_chunk * 100_000_000 + o, 0.0)
+
+
+# The chunk count is a power of two <= min(16, ...): `1 << (n.bit_length() -
+# 1)` is at most n, and a min() with one known side is at most that side.
+def chunk_slabs_launch(part, batch, num_idx_heads):
+    target = max(1, min(16, 64 // max(1, batch * num_idx_heads)))
+    n_parts = 1 << (target.bit_length() - 1)
+    chunk_slabs[(batch, n_parts)](part, BLOCK=64)
+
+
+@triton.jit
+def chunk_slabs_max(part_ptr, BLOCK: tl.constexpr):
+    pid_chunk = tl.program_id(1)
+    o = tl.arange(0, BLOCK)
+    # CHECK: strides.py:[[@LINE+1]]:25: warning: 32-bit signed product 'pid_chunk * 100_000_000' is used as a memory offset and wraps past 2^31: 'pid_chunk' <= 65,535 (the grid spans n_parts ('n_parts' is bounded by no fact: Envelope.Grid = 65,536)) times '100_000_000' = 100,000,000; it wraps once 'pid_chunk' >= 22; widen 'pid_chunk' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+    tl.store(part_ptr + pid_chunk * 100_000_000 + o, 0.0)
+
+
+# Positive twin: a max() is bounded from below only.
+def chunk_slabs_max_launch(part, batch, num_idx_heads):
+    n_parts = max(16, 64 // max(1, batch * num_idx_heads))
+    chunk_slabs_max[(batch, n_parts)](part, BLOCK=64)
