@@ -51,6 +51,10 @@ constexpr int64_t Unbounded = int64_t(1) << 62;
 
 bool fits(__int128 V) { return V >= INT64_MIN && V <= INT64_MAX; }
 
+bool endsWith(const std::string &S, const std::string &Suffix) {
+  return S.size() >= Suffix.size() && S.compare(S.size() - Suffix.size(), Suffix.size(), Suffix) == 0;
+}
+
 TSNode stripParens(TSNode N) {
   for (unsigned I = 0; I < 64 && is(N, "parenthesized_expression"); ++I) {
     std::vector<TSNode> Ks = kids(N);
@@ -1286,6 +1290,18 @@ bool Launcher::gridAxes(TSNode G, const Site &St, const Scope *S, std::vector<Va
   bool IsParam;
   const std::vector<TSNode> *Bs = lookup(S, Name, IsParam);
   if (!Bs || Bs->empty()) return false;
+  // Nested `def grid(meta): return (...)` of the scope that binds the name:
+  // a binding without a value is one of them when they account for all.
+  std::vector<TSNode> Defs;
+  for (const Scope *X = S; X; X = X->Parent) {
+    auto It = X->Binds.find(Name);
+    if (It == X->Binds.end()) continue;
+    auto DI = X->Defs.find(Name);
+    if (DI != X->Defs.end()) Defs = DI->second;
+    break;
+  }
+  size_t NullBinds = 0;
+  for (TSNode B : *Bs) NullBinds += ts_node_is_null(B);
   // `grid = (...)` rebound before each launch of a function: the binding
   // that reaches this launch is the last one before it in a block that
   // holds the launch (straight-line host code).
@@ -1306,40 +1322,17 @@ bool Launcher::gridAxes(TSNode G, const Site &St, const Scope *S, std::vector<Va
         Reaching = B;
     }
     // No other binding may sit between it and the launch (one in a
-    // branch). A binding without a value is a `def grid(meta)`: it sits
-    // between only where one of the scope's defs of the name does (an
-    // `else:` below the launch defines its own grid).
-    std::vector<TSNode> NameDefs;
-    for (const Scope *X = S; X; X = X->Parent)
-      if (X->Binds.count(Name)) {
-        auto DI = X->Defs.find(Name);
-        if (DI != X->Defs.end()) NameDefs = DI->second;
-        break;
-      }
-    size_t Nulls = 0;
-    bool DefBetween = false;
-    for (TSNode B : *Bs) Nulls += ts_node_is_null(B);
-    for (TSNode Df : NameDefs)
-      DefBetween |= !ts_node_is_null(Reaching) && ts_node_start_byte(Df) < At &&
-                    ts_node_start_byte(Df) > ts_node_start_byte(Reaching);
-    bool Between = Nulls != NameDefs.size() || DefBetween;
-    for (TSNode B : *Bs)
-      if (!ts_node_is_null(Reaching) && !ts_node_is_null(B) &&
-          ts_node_start_byte(B) > ts_node_start_byte(Reaching) && ts_node_start_byte(B) < At)
-        Between = true;
-    if (!ts_node_is_null(Reaching) && !Between) return gridAxes(Reaching, St, S, Axes, D + 1);
+    // branch): a value, or a `def grid(meta)` (an `else:` below the launch
+    // that defines its own grid is not between).
+    auto Between = [&](TSNode X) {
+      return ts_node_start_byte(X) > ts_node_start_byte(Reaching) && ts_node_start_byte(X) < At;
+    };
+    bool Cut = NullBinds != Defs.size();
+    for (TSNode B : *Bs) Cut |= !ts_node_is_null(B) && Between(B);
+    for (TSNode Df : Defs) Cut |= Between(Df);
+    if (!ts_node_is_null(Reaching) && !Cut) return gridAxes(Reaching, St, S, Axes, D + 1);
   }
   if (Bs->size() > 8) return false;
-  // Nested `def grid(meta): return (...)` of the scopes that bind the name.
-  std::vector<TSNode> Defs;
-  for (const Scope *X = S; X; X = X->Parent) {
-    auto It = X->Binds.find(Name);
-    if (It == X->Binds.end()) continue;
-    auto DI = X->Defs.find(Name);
-    if (DI != X->Defs.end()) Defs = DI->second;
-    break;
-  }
-  size_t NullBinds = 0;
   bool First = true;
   auto Merge = [&](std::vector<ValueHint> &Got) {
     if (First) {
@@ -1359,10 +1352,7 @@ bool Launcher::gridAxes(TSNode G, const Site &St, const Scope *S, std::vector<Va
     Axes = Out;
   };
   for (TSNode B : *Bs) {
-    if (ts_node_is_null(B)) {
-      ++NullBinds;
-      continue;
-    }
+    if (ts_node_is_null(B)) continue;
     std::vector<ValueHint> Got;
     if (!gridAxes(B, St, S, Got, D + 1)) return false;
     Merge(Got);
@@ -1642,9 +1632,7 @@ std::vector<std::string> Launcher::contiguousSizes(const std::string &X, const S
     if (IsParam || !Bs || Bs->size() != 1 || ts_node_is_null((*Bs)[0])) return "";
     TSNode V = stripParens((*Bs)[0]);
     if (!is(V, "call")) return "";
-    std::string F = M.text(field(V, "function"));
-    static const std::string P2 = "next_power_of_2";
-    if (F.size() < P2.size() || F.compare(F.size() - P2.size(), P2.size(), P2) != 0) return "";
+    if (!endsWith(M.text(field(V, "function")), "next_power_of_2")) return "";
     std::vector<TSNode> As = kids(field(V, "arguments"));
     if (As.size() != 1) return "";
     std::string N = valueName(As[0], S, 1);
@@ -1782,8 +1770,7 @@ std::string Launcher::launchedName(TSNode V) const {
   if (is(V, "identifier")) return M.text(V);
   if (!is(V, "call")) return "";
   std::string F = M.text(field(V, "function"));
-  static const std::string W = "wrap_triton";
-  if (F.size() < W.size() || F.compare(F.size() - W.size(), W.size(), W) != 0) return "";
+  if (!endsWith(F, "wrap_triton")) return "";
   std::vector<TSNode> As = kids(field(V, "arguments"));
   if (As.size() != 1 || !is(As[0], "identifier")) return "";
   return M.text(As[0]);
