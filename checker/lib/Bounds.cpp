@@ -300,6 +300,18 @@ static void mulFactors(const Node *N, std::vector<const Node *> &Out, unsigned D
   Out.push_back(N);
 }
 
+// The factors of a product the cancellation rules read: two to six, none
+// missing. False for anything else.
+static bool productFactors(const Node *Mul, std::vector<const Node *> &Fs) {
+  mulFactors(Mul, Fs);
+  if (Fs.size() < 2 || Fs.size() > 6)
+    return false;
+  for (const Node *F : Fs)
+    if (!F)
+      return false;
+  return true;
+}
+
 // An index below a quotient, times the divisor: i < n / d (or cdiv(n, d),
 // (n + d - 1) / d) bounds i * d by the dividend. The tile start
 // `m_block * BlockM` under `m_block < ceil_div(m, BlockM)`, `token * hidden`
@@ -308,12 +320,8 @@ static void mulFactors(const Node *N, std::vector<const Node *> &Out, unsigned D
 // says so.
 int64_t Bounds::quotientBound(const Node *Mul) {
   std::vector<const Node *> Fs;
-  mulFactors(Mul, Fs);
-  if (Fs.size() < 2 || Fs.size() > 6 || Atoms.empty())
+  if (Atoms.empty() || !productFactors(Mul, Fs))
     return -1;
-  for (const Node *F : Fs)
-    if (!F)
-      return -1;
   int64_t Best = -1;
   for (size_t I = 0; I < Fs.size(); ++I) {
     for (const Atom &A : Atoms) {
@@ -388,12 +396,8 @@ static Bound remainderOf(const Bound &X, const Bound &Y, bool NonNeg) {
 // its divisor.
 int64_t Bounds::cancelledBound(const Node *Mul) {
   std::vector<const Node *> Fs;
-  mulFactors(Mul, Fs);
-  if (Fs.size() < 2 || Fs.size() > 6)
+  if (!productFactors(Mul, Fs))
     return -1;
-  for (const Node *F : Fs)
-    if (!F)
-      return -1;
   int64_t Best = -1;
   for (size_t I = 0; I < Fs.size(); ++I) {
     bool OthersNonNeg = true;
@@ -404,8 +408,6 @@ int64_t Bounds::cancelledBound(const Node *Mul) {
     const Node *Q = strip(Fs[I]);
     if (Q && Q->K == Kind::Rem && Q->op(0) && of(Q->op(0)).Lo >= 0)
       Q = strip(Q->op(1)); // a % (v / d) < v / d
-    else if (of(Fs[I]).Lo < 0 && !(Q && Q->K == Kind::Div))
-      continue;
     if (!Q || Q->K != Kind::Div || !Q->op(0) || !Q->op(1))
       continue;
     const Bound &V = of(Q->op(0));
