@@ -115,26 +115,21 @@ private:
   /// its headers (cuda_bf16.h, vector_types.h, ...) and folders (crt/, cub/,
   /// thrust/, cuda/ for libcu++).
   static bool toolkitName(llvm::StringRef First) {
+    static const char *Folders[] = {"nv", "crt", "cub", "thrust"}; // nv/target, crt/host_config.h
     static const char *Prefixes[] = {
         "cuda",          "cublas",         "curand",        "cufft",
         "cusparse",      "cusolver",       "nvrtc",         "nvToolsExt",
-        "nvtx3",         "npp",            "crt",           "cub",
-        "thrust",        "nv",             "sm_",           "device_",
+        "nvtx3",         "npp",            "sm_",           "device_",
         "vector_",       "driver_",        "builtin_types", "host_",
         "common_functions", "math_constants", "math_functions", "channel_descriptor",
         "surface_",      "texture_",       "library_types", "mma.h",
         "fatbinary",     "nvfunctional",   "cooperative_groups"};
-    for (const char *X : Prefixes) {
-      llvm::StringRef Pre(X);
-      // "nv" and "crt" are folders (nv/target, crt/host_config.h), not any name
-      // that starts so.
-      if (Pre == "nv" || Pre == "crt" || Pre == "cub" || Pre == "thrust") {
-        if (First == Pre)
-          return true;
-      } else if (First.starts_with(Pre)) {
+    for (const char *X : Folders)
+      if (First == X)
         return true;
-      }
-    }
+    for (const char *X : Prefixes)
+      if (First.starts_with(X))
+        return true;
     return false;
   }
   bool inCudaToolkit(const std::string &S) {
