@@ -196,6 +196,29 @@ TEST(Emulated, KvStorePicksVectorWidthsByAlignment) {
   EXPECT_EQ(kvref::plan_kv_store(a).vector_bytes, 1);
 }
 
+// widest_vector takes the lowest bit of the values' OR; it must agree with its definition (the
+// largest of 16/8/4/2/1 dividing every value) for any values, negative and zero included.
+TEST(Emulated, WidestVectorIsTheLargestCommonPowerOfTwoDivisor) {
+  std::mt19937_64 rng(17);
+  const int64_t pool[] = {0, 1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 4096, -16, -8, -4, -2, -1, -48, INT64_MIN,
+                          INT64_MAX, int64_t(1) << 40};
+  for (int iter = 0; iter < 20000; ++iter) {
+    int64_t v[11];
+    const int n = static_cast<int>(rng() % 12);
+    for (int i = 0; i < n; ++i) {
+      v[i] = rng() % 2 ? pool[rng() % (sizeof(pool) / sizeof(pool[0]))] : static_cast<int64_t>(rng() << (rng() % 6));
+    }
+    const int64_t row = iter % 3 == 0 ? pool[rng() % (sizeof(pool) / sizeof(pool[0]))] : static_cast<int64_t>(rng() % 4096);
+    int expected = 1;
+    for (int w = 16; w > 1 && expected == 1; w /= 2) {
+      bool ok = row % w == 0;
+      for (int i = 0; i < n && ok; ++i) ok = v[i] % w == 0;
+      if (ok) expected = w;
+    }
+    ASSERT_EQ(kvref::widest_vector(v, n, row), expected) << "iteration " << iter;
+  }
+}
+
 TEST(Emulated, RecordStoreMatchesReference) {
   std::mt19937_64 rng(9);
   for (int64_t R : {656, 132, 7, 64}) {
