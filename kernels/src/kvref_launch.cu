@@ -8,16 +8,19 @@
 #if defined(KVREF_HIP)
 #include <hip/hip_runtime_api.h>
 typedef hipStream_t gpu_stream_t;
+typedef hipError_t gpu_error_t;
 #define KVREF_GET_LAST_ERROR hipGetLastError
 #define KVREF_GPU_SUCCESS hipSuccess
 #elif defined(KVREF_CUDA)
 #include <cuda_runtime.h>
 typedef cudaStream_t gpu_stream_t;
+typedef cudaError_t gpu_error_t;
 #define KVREF_GET_LAST_ERROR cudaGetLastError
 #define KVREF_GPU_SUCCESS cudaSuccess
 #elif defined(KVREF_EMULATE)
 // Host emulation (test/emulation_tests.cpp): the same entry points run the kernels on the CPU.
 typedef void* gpu_stream_t;
+typedef int gpu_error_t;
 struct dim3 {
   unsigned int x, y, z;
   dim3(unsigned int x_ = 1, unsigned int y_ = 1, unsigned int z_ = 1) : x(x_), y(y_), z(z_) {}
@@ -35,25 +38,26 @@ struct Target {
   bool pdl;
 };
 
+// KVREF_LAUNCH(kernel, grid, block, target, args...) launches and yields the launch's error
+// (gpu_error_t; KVREF_GPU_SUCCESS when it was queued).
 #if defined(KVREF_EMULATE) && !defined(KVREF_CUDA) && !defined(KVREF_HIP)
 #define KVREF_LAUNCH(kernel, grid, block, target, ...) \
-  ((void)(target), kvref::emu::launch((grid).x, (grid).y, (block).x, kernel, __VA_ARGS__))
+  ((void)(target), kvref::emu::launch((grid).x, (grid).y, (block).x, kernel, __VA_ARGS__), KVREF_GPU_SUCCESS)
 #elif defined(KVREF_HIP)
 #define KVREF_LAUNCH(kernel, grid, block, target, ...) \
-  kernel<<<(grid), (block), 0, (target).stream>>>(__VA_ARGS__)
+  (kernel<<<(grid), (block), 0, (target).stream>>>(__VA_ARGS__), hipGetLastError())
 #else
 namespace {
 // With target.pdl, the launch carries the programmatic stream serialization attribute: its CTAs
 // may be scheduled while the previous kernel in the stream drains, and each waits in
 // dev::wait_prerequisite_grids (the first thing every kvref kernel does) until that kernel has
-// completed and its memory is visible.
+// completed and its memory is visible.  Every launch goes through cudaLaunchKernelEx, which
+// returns the launch's own error: a call that succeeds asks the runtime nothing more, and an
+// error that an unrelated earlier call left pending stays with its owner (cudaGetLastError
+// after a <<<>>> launch would report it as kvref's, and clear it).
 template <typename... KArgs, typename... Args>
-void launch_cuda(void (*kernel)(KArgs...), dim3 grid, dim3 block, size_t smem, const Target& target,
-                 const Args&... args) {
-  if (!target.pdl) {
-    kernel<<<grid, block, smem, target.stream>>>(args...);
-    return;
-  }
+cudaError_t launch_cuda(void (*kernel)(KArgs...), dim3 grid, dim3 block, size_t smem, const Target& target,
+                        const Args&... args) {
   cudaLaunchAttribute attr[1];
   attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
   attr[0].val.programmaticStreamSerializationAllowed = 1;
@@ -63,8 +67,8 @@ void launch_cuda(void (*kernel)(KArgs...), dim3 grid, dim3 block, size_t smem, c
   cfg.dynamicSmemBytes = smem;
   cfg.stream = target.stream;
   cfg.attrs = attr;
-  cfg.numAttrs = 1;
-  (void)cudaLaunchKernelEx(&cfg, kernel, args...);  // an error is the runtime's last error
+  cfg.numAttrs = target.pdl ? 1 : 0;
+  return cudaLaunchKernelEx(&cfg, kernel, args...);
 }
 }  // namespace
 #define KVREF_LAUNCH(kernel, grid, block, target, ...) launch_cuda(kernel, (grid), (block), 0, (target), __VA_ARGS__)
@@ -84,8 +88,12 @@ void launch_cuda(void (*kernel)(KArgs...), dim3 grid, dim3 block, size_t smem, c
 
 namespace {
 
-kvref_status launch_status() {
-  return KVREF_GET_LAST_ERROR() == KVREF_GPU_SUCCESS ? KVREF_SUCCESS : KVREF_ERROR_LAUNCH_FAILED;
+// A launch's error as a status; a failed launch's error is also taken off the runtime's
+// last-error slot (kvref reports it).
+kvref_status launch_status(gpu_error_t err) {
+  if (err == KVREF_GPU_SUCCESS) return KVREF_SUCCESS;
+  (void)KVREF_GET_LAST_ERROR();
+  return KVREF_ERROR_LAUNCH_FAILED;
 }
 
 unsigned int blocks_for(int64_t items, int64_t per_block) {
@@ -100,20 +108,21 @@ kvref_status launch_decode(const kvref::StorePlan& plan, const Target& s) {
   const dim3 block((y ? 1u : 2u) << plan.dec.lanes_log2);
   const DecodeParams& d = plan.dec;
   const bool dense = plan.decode_dense;
+  gpu_error_t err = KVREF_GPU_SUCCESS;
   if (!plan.fp8) {
-    if (dense && y) KVREF_LAUNCH((scatter_copy_decode_kernel<Vec16, true, true>), grid, block, s, d);
-    else if (dense) KVREF_LAUNCH((scatter_copy_decode_kernel<Vec16, true, false>), grid, block, s, d);
-    else if (y) KVREF_LAUNCH((scatter_copy_decode_kernel<Vec16, false, true>), grid, block, s, d);
-    else KVREF_LAUNCH((scatter_copy_decode_kernel<Vec16, false, false>), grid, block, s, d);
+    if (dense && y) err = KVREF_LAUNCH((scatter_copy_decode_kernel<Vec16, true, true>), grid, block, s, d);
+    else if (dense) err = KVREF_LAUNCH((scatter_copy_decode_kernel<Vec16, true, false>), grid, block, s, d);
+    else if (y) err = KVREF_LAUNCH((scatter_copy_decode_kernel<Vec16, false, true>), grid, block, s, d);
+    else err = KVREF_LAUNCH((scatter_copy_decode_kernel<Vec16, false, false>), grid, block, s, d);
   } else {
 #define KVREF_LAUNCH_FP8_DECODE(src)                                                                 \
   do {                                                                                               \
-    if (plan.decode_pairs && dense) KVREF_LAUNCH((scatter_fp8_decode_pairs_kernel<src, true, false, 1>), grid, block, s, d); \
-    else if (plan.decode_pairs) KVREF_LAUNCH((scatter_fp8_decode_pairs_kernel<src, false, false, 1>), grid, block, s, d); \
-    else if (dense && y) KVREF_LAUNCH((scatter_fp8_decode_kernel<src, true, true>), grid, block, s, d);   \
-    else if (dense) KVREF_LAUNCH((scatter_fp8_decode_kernel<src, true, false>), grid, block, s, d);  \
-    else if (y) KVREF_LAUNCH((scatter_fp8_decode_kernel<src, false, true>), grid, block, s, d);      \
-    else KVREF_LAUNCH((scatter_fp8_decode_kernel<src, false, false>), grid, block, s, d);            \
+    if (plan.decode_pairs && dense) err = KVREF_LAUNCH((scatter_fp8_decode_pairs_kernel<src, true, false, 1>), grid, block, s, d); \
+    else if (plan.decode_pairs) err = KVREF_LAUNCH((scatter_fp8_decode_pairs_kernel<src, false, false, 1>), grid, block, s, d); \
+    else if (dense && y) err = KVREF_LAUNCH((scatter_fp8_decode_kernel<src, true, true>), grid, block, s, d);   \
+    else if (dense) err = KVREF_LAUNCH((scatter_fp8_decode_kernel<src, true, false>), grid, block, s, d);  \
+    else if (y) err = KVREF_LAUNCH((scatter_fp8_decode_kernel<src, false, true>), grid, block, s, d);      \
+    else err = KVREF_LAUNCH((scatter_fp8_decode_kernel<src, false, false>), grid, block, s, d);            \
   } while (0)
     switch (plan.src_dtype) {
       case KVREF_DTYPE_F16: KVREF_LAUNCH_FP8_DECODE(KVREF_DTYPE_F16); break;
@@ -122,7 +131,7 @@ kvref_status launch_decode(const kvref::StorePlan& plan, const Target& s) {
     }
 #undef KVREF_LAUNCH_FP8_DECODE
   }
-  return launch_status();
+  return launch_status(err);
 }
 
 // The dynamic shared memory record_store_bulk_kernel may take on the calling thread's current
@@ -190,9 +199,8 @@ kvref_status launch_store(const kvref::StorePlan& plan, const Target& s) {
   if (blocks > 0x7fffffff) return KVREF_ERROR_INVALID_VALUE;
 #if defined(KVREF_CUDA)
   if (plan.bulk) {  // one CTA (one warp) per chunk of tokens_per_block tokens
-    launch_cuda(record_store_bulk_kernel<>, dim3(static_cast<unsigned int>(blocks)), dim3(kBulkThreads), static_cast<size_t>(plan.bulk_smem), s,
-                plan.params);
-    return launch_status();
+    return launch_status(launch_cuda(record_store_bulk_kernel<>, dim3(static_cast<unsigned int>(blocks)), dim3(kBulkThreads),
+                                     static_cast<size_t>(plan.bulk_smem), s, plan.params));
   }
 #endif
   // One launch for K and V: a thread moves both, or blockIdx.y picks one (decode sizes).
@@ -200,37 +208,38 @@ kvref_status launch_store(const kvref::StorePlan& plan, const Target& s) {
   const dim3 block(plan.params.tokens_per_block << plan.params.lanes_log2);
   const ScatterParams& p = plan.params;
   const int tpt = plan.tensors_per_thread;
+  gpu_error_t err = KVREF_GPU_SUCCESS;
   if (!plan.fp8) {
     switch (plan.vector_bytes) {
       case 16:
-        if (tpt == 1 && plan.unroll == 1) KVREF_LAUNCH((scatter_copy_kernel<Vec16, 1, 1>), grid, block, s, p);
-        else if (tpt == 1) KVREF_LAUNCH((scatter_copy_kernel<Vec16, 1, 4>), grid, block, s, p);
-        else if (plan.unroll == 1) KVREF_LAUNCH((scatter_copy_kernel<Vec16, 2, 1>), grid, block, s, p);
-        else KVREF_LAUNCH((scatter_copy_kernel<Vec16, 2, 4>), grid, block, s, p);
+        if (tpt == 1 && plan.unroll == 1) err = KVREF_LAUNCH((scatter_copy_kernel<Vec16, 1, 1>), grid, block, s, p);
+        else if (tpt == 1) err = KVREF_LAUNCH((scatter_copy_kernel<Vec16, 1, 4>), grid, block, s, p);
+        else if (plan.unroll == 1) err = KVREF_LAUNCH((scatter_copy_kernel<Vec16, 2, 1>), grid, block, s, p);
+        else err = KVREF_LAUNCH((scatter_copy_kernel<Vec16, 2, 4>), grid, block, s, p);
         break;
       case 8:
-        if (tpt == 1) KVREF_LAUNCH((scatter_copy_kernel<Vec8, 1, 4>), grid, block, s, p);
-        else KVREF_LAUNCH((scatter_copy_kernel<Vec8, 2, 4>), grid, block, s, p);
+        if (tpt == 1) err = KVREF_LAUNCH((scatter_copy_kernel<Vec8, 1, 4>), grid, block, s, p);
+        else err = KVREF_LAUNCH((scatter_copy_kernel<Vec8, 2, 4>), grid, block, s, p);
         break;
       case 4:
-        if (tpt == 1) KVREF_LAUNCH((scatter_copy_kernel<uint32_t, 1, 4>), grid, block, s, p);
-        else KVREF_LAUNCH((scatter_copy_kernel<uint32_t, 2, 4>), grid, block, s, p);
+        if (tpt == 1) err = KVREF_LAUNCH((scatter_copy_kernel<uint32_t, 1, 4>), grid, block, s, p);
+        else err = KVREF_LAUNCH((scatter_copy_kernel<uint32_t, 2, 4>), grid, block, s, p);
         break;
       case 2:
-        if (tpt == 1) KVREF_LAUNCH((scatter_copy_kernel<uint16_t, 1, 4>), grid, block, s, p);
-        else KVREF_LAUNCH((scatter_copy_kernel<uint16_t, 2, 4>), grid, block, s, p);
+        if (tpt == 1) err = KVREF_LAUNCH((scatter_copy_kernel<uint16_t, 1, 4>), grid, block, s, p);
+        else err = KVREF_LAUNCH((scatter_copy_kernel<uint16_t, 2, 4>), grid, block, s, p);
         break;
       default:
-        if (tpt == 1) KVREF_LAUNCH((scatter_copy_kernel<uint8_t, 1, 4>), grid, block, s, p);
-        else KVREF_LAUNCH((scatter_copy_kernel<uint8_t, 2, 4>), grid, block, s, p);
+        if (tpt == 1) err = KVREF_LAUNCH((scatter_copy_kernel<uint8_t, 1, 4>), grid, block, s, p);
+        else err = KVREF_LAUNCH((scatter_copy_kernel<uint8_t, 2, 4>), grid, block, s, p);
         break;
     }
   } else if (plan.vector_bytes == 8) {
 #define KVREF_LAUNCH_FP8(src)                                                              \
   do {                                                                                     \
-    if (tpt == 1) KVREF_LAUNCH((scatter_fp8_vec_kernel<src, 1, 1>), grid, block, s, p);    \
-    else if (plan.unroll == 1) KVREF_LAUNCH((scatter_fp8_vec_kernel<src, 2, 1>), grid, block, s, p); \
-    else KVREF_LAUNCH((scatter_fp8_vec_kernel<src, 2, 2>), grid, block, s, p);             \
+    if (tpt == 1) err = KVREF_LAUNCH((scatter_fp8_vec_kernel<src, 1, 1>), grid, block, s, p);    \
+    else if (plan.unroll == 1) err = KVREF_LAUNCH((scatter_fp8_vec_kernel<src, 2, 1>), grid, block, s, p); \
+    else err = KVREF_LAUNCH((scatter_fp8_vec_kernel<src, 2, 2>), grid, block, s, p);             \
   } while (0)
     switch (plan.src_dtype) {
       case KVREF_DTYPE_F16: KVREF_LAUNCH_FP8(KVREF_DTYPE_F16); break;
@@ -240,12 +249,12 @@ kvref_status launch_store(const kvref::StorePlan& plan, const Target& s) {
 #undef KVREF_LAUNCH_FP8
   } else {
     switch (plan.src_dtype) {  // grid_y == 1: the kernel moves K and V
-      case KVREF_DTYPE_F16: KVREF_LAUNCH((scatter_fp8_scalar_kernel<KVREF_DTYPE_F16>), grid, block, s, p); break;
-      case KVREF_DTYPE_BF16: KVREF_LAUNCH((scatter_fp8_scalar_kernel<KVREF_DTYPE_BF16>), grid, block, s, p); break;
-      default: KVREF_LAUNCH((scatter_fp8_scalar_kernel<KVREF_DTYPE_F32>), grid, block, s, p); break;
+      case KVREF_DTYPE_F16: err = KVREF_LAUNCH((scatter_fp8_scalar_kernel<KVREF_DTYPE_F16>), grid, block, s, p); break;
+      case KVREF_DTYPE_BF16: err = KVREF_LAUNCH((scatter_fp8_scalar_kernel<KVREF_DTYPE_BF16>), grid, block, s, p); break;
+      default: err = KVREF_LAUNCH((scatter_fp8_scalar_kernel<KVREF_DTYPE_F32>), grid, block, s, p); break;
     }
   }
-  return launch_status();
+  return launch_status(err);
 }
 
 }  // namespace
@@ -268,9 +277,9 @@ kvref_status kvref_slot_mapping(const kvref_slot_mapping_args* args, kvref_strea
   if (args->num_tokens_padded == 0) return KVREF_SUCCESS;
   const dim3 grid(blocks_for(args->num_tokens_padded, kvref::kSlotMappingThreads),
                   static_cast<unsigned int>(args->num_groups));
-  KVREF_LAUNCH(kvref::slot_mapping_kernel, grid, dim3(kvref::kSlotMappingThreads),
+  const gpu_error_t err = KVREF_LAUNCH(kvref::slot_mapping_kernel, grid, dim3(kvref::kSlotMappingThreads),
                target(stream), *args);
-  return launch_status();
+  return launch_status(err);
 }
 
 kvref_status kvref_kv_store(const kvref_kv_store_args* args, kvref_stream_t stream) {
