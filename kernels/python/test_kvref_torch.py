@@ -94,6 +94,25 @@ def main():
     view[slots] = src
     ref[:, : ps * R] = view.view(nb, ps * R)
     check(torch.equal(cache, ref), "record_store")
+    # tensors on another device than the current one: the op makes their device current for
+    # the call (and only then), launches on that device's current stream, and restores it
+    if torch.cuda.device_count() >= 2:
+        d1 = torch.device("cuda", 1)
+        with torch.cuda.device(0):
+            key1 = torch.randn(T, H, D, dtype=torch.bfloat16, device=d1)
+            value1 = torch.randn_like(key1)
+            kc1 = torch.zeros((nb, bs, H, D), dtype=torch.bfloat16, device=d1)
+            vc1 = torch.zeros_like(kc1)
+            slots1 = torch.randperm(nb * bs, device=d1)[:T]
+            torch.cuda.synchronize(d1)
+            torch.ops.kvref.kv_store(key1, value1, kc1, vc1, slots1, "NHD")
+            check(torch.cuda.current_device() == 0, "kv_store on cuda:1 leaves cuda:0 current")
+            torch.cuda.synchronize(d1)
+            ref = torch.zeros_like(kc1)
+            ref.view(-1, H, D)[slots1] = key1
+            check(torch.equal(kc1, ref), "kv_store on cuda:1, called with cuda:0 current")
+    else:
+        print("test_kvref_torch: one device: the other-device case is skipped")
     print(f"test_kvref_torch: {checks} checks, {failures} failed -> {'FAIL' if failures else 'PASS'}")
     return 1 if failures else 0
 

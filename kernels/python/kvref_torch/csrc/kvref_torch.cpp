@@ -18,6 +18,7 @@
 // differentiable, and answering at the autograd key skips PyTorch's boxed autograd fallback
 // (about a microsecond per call).
 #include <ATen/ATen.h>
+#include <c10/cuda/CUDAFunctions.h>
 #include <c10/cuda/CUDAGuard.h>
 #include <c10/cuda/CUDAStream.h>
 #include <torch/library.h>
@@ -54,6 +55,22 @@ void debug_check_slots(const at::Tensor& slots, int64_t num_tokens, int64_t num_
               " slots are neither -1 nor inside the cache of ", num_slots, " slots");
 }
 
+// Where a call launches: the current stream of the tensors' device, that device made current
+// for the call only when it is not already.  (A CUDAGuard asks the runtime for the current
+// device twice and getCurrentCUDAStream() once more, on every call; most calls are on the
+// current device, and one question answers that.)
+class DeviceStream {
+ public:
+  explicit DeviceStream(const at::Device& device) : index_(device.index()) {
+    if (c10::cuda::current_device() != index_) guard_.set_index(index_);
+  }
+  cudaStream_t stream() const { return c10::cuda::getCurrentCUDAStream(index_).stream(); }
+
+ private:
+  c10::DeviceIndex index_;
+  c10::cuda::OptionalCUDAGuard guard_;
+};
+
 kvref_dtype to_kvref_dtype(at::ScalarType t) {
   switch (t) {
     case at::kHalf: return KVREF_DTYPE_F16;
@@ -78,7 +95,7 @@ at::Tensor slot_mapping(at::TensorList block_tables, at::IntArrayRef block_sizes
   TORCH_CHECK(positions.scalar_type() == at::kLong, "kvref: positions must be int64");
   TORCH_CHECK(idx_mapping.is_contiguous() && query_start_loc.is_contiguous() && positions.is_contiguous(),
               "kvref: idx_mapping, query_start_loc and positions must be contiguous");
-  const c10::cuda::CUDAGuard guard(positions.device());
+  const DeviceStream on(positions.device());
   at::Tensor out = at::empty({groups, num_tokens_padded}, positions.options().dtype(at::kLong));
   kvref_slot_mapping_args a;
   kvref_slot_mapping_args_init(&a);
@@ -105,7 +122,7 @@ at::Tensor slot_mapping(at::TensorList block_tables, at::IntArrayRef block_sizes
   a.cp_size = static_cast<int32_t>(cp_size);
   a.cp_rank = static_cast<int32_t>(cp_rank);
   a.cp_interleave = static_cast<int32_t>(cp_interleave);
-  check_status(kvref_slot_mapping(&a, c10::cuda::getCurrentCUDAStream().stream()), "slot_mapping");
+  check_status(kvref_slot_mapping(&a, on.stream()), "slot_mapping");
   return out;
 }
 
@@ -129,7 +146,7 @@ void kv_store(const at::Tensor& key, const at::Tensor& value, const at::Tensor& 
                   key_cache.stride(1) == (nhd ? H * D : bs * D),
               "kvref: cache pages must be dense inside (the page stride may be larger)");
   if (key.size(0) == 0) return;  // nothing to store (and empty tensors have no data pointer)
-  const c10::cuda::CUDAGuard guard(key.device());
+  const DeviceStream on(key.device());
   kvref_kv_store_args a;
   kvref_kv_store_args_init(&a);
   a.key = key.data_ptr();
@@ -168,7 +185,7 @@ void kv_store(const at::Tensor& key, const at::Tensor& value, const at::Tensor& 
       TORCH_CHECK(ok, "kvref::kv_store (KVREF_TORCH_DEBUG): fp8 scales must be finite and > 0");
     }
   }
-  check_status(kvref_kv_store(&a, c10::cuda::getCurrentCUDAStream().stream()), "kv_store");
+  check_status(kvref_kv_store(&a, on.stream()), "kv_store");
 }
 
 void record_store(const at::Tensor& src, const at::Tensor& cache, const at::Tensor& slot_mapping,
@@ -185,7 +202,7 @@ void record_store(const at::Tensor& src, const at::Tensor& cache, const at::Tens
   TORCH_CHECK(record_contiguous, "kvref: each src record must be contiguous");
   TORCH_CHECK(record_bytes <= src.numel() / src.size(0) * static_cast<int64_t>(src.element_size()),
               "kvref: record_bytes exceeds the size of one src record");
-  const c10::cuda::CUDAGuard guard(src.device());
+  const DeviceStream on(src.device());
   kvref_record_store_args a;
   kvref_record_store_args_init(&a);
   a.src = src.data_ptr();
@@ -201,7 +218,7 @@ void record_store(const at::Tensor& src, const at::Tensor& cache, const at::Tens
   if (debug_mode()) {
     debug_check_slots(slot_mapping, a.num_tokens, a.num_pages * a.page_size, "record_store");
   }
-  check_status(kvref_record_store(&a, c10::cuda::getCurrentCUDAStream().stream()), "record_store");
+  check_status(kvref_record_store(&a, on.stream()), "record_store");
 }
 
 }  // namespace
