@@ -2,6 +2,7 @@
 //
 //   kvref_bench [--quick] [--explore]
 //   kvref_bench --records
+//   kvref_bench --plateau
 //
 // Every store is timed twice: back-to-back launches on a stream, and per launch when 20
 // launches are captured in one CUDA graph that is replayed (engines replay graphs); "% of copy"
@@ -11,6 +12,10 @@
 // scatter_copy_kernel (the plan without the bulk path) and record_store_bulk_kernel in chunks
 // of 8 / 16 / 32 tokens with and without L2 evict_first hints, each checked against the first
 // byte for byte (development aid: the bulk path's threshold and chunk in src/plan.h).
+// --plateau times the prefill-sized K/V store (bf16 NHD / HND 8 x 128, f16 NHD 32 x 128; 16K,
+// 32K, 64K tokens) with cache hints, capped and raised occupancy and other register budgets,
+// each checked against the plan byte for byte, and with slots whose pages are in order or
+// shuffled only inside windows of the free list (development aid: why 16K bf16 sits near 89 %).
 //
 // * device-to-device copy bandwidth (cudaMemcpyAsync), measured in the same run: the ceiling
 // * KV store (K and V), decode-like (hundreds of tokens) and prefill-like (tens of thousands),
@@ -411,6 +416,298 @@ void sweep_records(std::mt19937_64& rng) {
   cudaFree(diff);
 }
 
+// ---- --plateau: where the prefill-sized K/V store's last points of copy bandwidth go -------
+// (development aid; docs/kvref/performance.md, round 10).  Variants of the plan's prefill copy
+// kernel (scatter_copy_kernel<Vec16, kBoth, ...>), launched as the library launches them (PDL),
+// each checked byte for byte against the plan's caches; then diagnostics that change the slots.
+
+template <typename... KArgs, typename... Args>
+void launch_pdl(size_t smem, void (*kernel)(KArgs...), dim3 grid, dim3 block, const Args&... args) {
+  cudaLaunchAttribute attr[1];
+  attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+  attr[0].val.programmaticStreamSerializationAllowed = 1;
+  cudaLaunchConfig_t cfg = {};
+  cfg.gridDim = grid;
+  cfg.blockDim = block;
+  cfg.dynamicSmemBytes = smem;
+  cfg.stream = g_stream;
+  cfg.attrs = attr;
+  cfg.numAttrs = 1;
+  BENCH_OK(cudaLaunchKernelEx(&cfg, kernel, args...));
+}
+
+// Loads: kLoad 0 as the library (ld.global.nc), 1 / 2 with an L2 prefetch size of 128 / 256
+// bytes, 3 with 256 bytes and an L2 evict_last policy.  Stores: with kStoreLast, under an L2
+// evict_last policy.
+template <int kLoad>
+__device__ inline kvref::Vec16 probe_load(const kvref::Vec16* p, uint64_t policy) {
+  kvref::Vec16 v;
+  if (kLoad == 0) {
+    asm volatile("ld.global.nc.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
+  } else if (kLoad == 1) {
+    asm volatile("ld.global.nc.L2::128B.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
+  } else if (kLoad == 2) {
+    asm volatile("ld.global.nc.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w) : "l"(p));
+  } else {
+    asm volatile("ld.global.nc.L2::cache_hint.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4], %5;"
+                 : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
+                 : "l"(p), "l"(policy));
+  }
+  return v;
+}
+
+// scatter_copy_kernel<Vec16, kBoth, kU>'s body with the loads and stores above.
+template <int kU, int kLoad, bool kStoreLast>
+__device__ inline void probe_body(const kvref::ScatterParams& p) {
+  using namespace kvref;
+  dev::wait_prerequisite_grids();
+  uint64_t policy = 0;
+  if (kLoad == 3 || kStoreLast) asm volatile("createpolicy.fractional.L2::evict_last.b64 %0, 1.0;" : "=l"(policy));
+  uint32_t lane;
+  const int64_t token = store_token<kBoth>(p, lane);
+  if (token < 0) return;
+  const int64_t slot = load_early<true>(p.slot_mapping + token);
+  const uint32_t lanes = 1u << p.lanes_log2;
+  const uint32_t upr = p.units_per_row;
+  const uint32_t total = p.num_heads * upr;
+  int64_t dst = -2;
+  for (uint32_t base = lane; base < total; base += lanes * kU) {
+    Vec16 r[2][kU];
+    int64_t dst_off[kU];
+#pragma unroll
+    for (int u = 0; u < kU; ++u) {
+      const uint32_t i = base + static_cast<uint32_t>(u) * lanes;
+      const uint32_t h = p.num_heads == 1 ? 0u : i / upr;
+      const int64_t c = static_cast<int64_t>(i - h * upr) * 16;
+      dst_off[u] = page_offset(h, p.dst_head_stride) + c;
+      if (i < total) {
+#pragma unroll
+        for (int t = 0; t < 2; ++t) {
+          const ScatterTensor& tt = p.tensor[t];
+          r[t][u] = probe_load<kLoad>(
+              reinterpret_cast<const Vec16*>(tt.src + page_offset(token, tt.src_token_stride) + page_offset(h, tt.src_head_stride) + c),
+              policy);
+        }
+      }
+    }
+    if (dst == -2) dst = slot_destination(p, slot);
+    if (dst < 0) return;
+#pragma unroll
+    for (int u = 0; u < kU; ++u) {
+      const uint32_t i = base + static_cast<uint32_t>(u) * lanes;
+      if (i < total) {
+#pragma unroll
+        for (int t = 0; t < 2; ++t) {
+          Vec16* q = reinterpret_cast<Vec16*>(p.tensor[t].dst + dst + dst_off[u]);
+          const Vec16 v = r[t][u];
+          if (kStoreLast) {
+            asm volatile("st.global.L2::cache_hint.v4.u32 [%0], {%1, %2, %3, %4}, %5;" ::"l"(q), "r"(v.x), "r"(v.y), "r"(v.z),
+                         "r"(v.w), "l"(policy)
+                         : "memory");
+          } else {
+            store_vec<false>(q, v);
+          }
+        }
+      }
+    }
+  }
+}
+template <int kU, int kLoad, bool kStoreLast>
+__global__ void probe_kernel(const kvref::ScatterParams p) { probe_body<kU, kLoad, kStoreLast>(p); }
+template <int kU, int kMaxReg>
+__global__ void __maxnreg__(kMaxReg) probe_capped_kernel(const kvref::ScatterParams p) { probe_body<kU, 0, false>(p); }
+
+__global__ void fill_slots_in_order(int64_t* s, int64_t n) {
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+       i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    s[i] = i;
+  }
+}
+
+// One K/V store case (block size 16, slots from a shuffled free list as in bench_kv, every row
+// different), the plan's caches as the reference.
+struct KvFixture {
+  const char* name;
+  int64_t T, cache_bytes;
+  double bytes;
+  unsigned char *k = nullptr, *v = nullptr, *kc = nullptr, *vc = nullptr, *rk = nullptr, *rv = nullptr;
+  int64_t *slots = nullptr, *alt_slots = nullptr;
+  unsigned long long* diff = nullptr;
+  kvref_kv_store_args a;
+  kvref::StorePlan plan;
+
+  KvFixture(std::mt19937_64& rng, const char* shape_name, int64_t tokens, int H, int D, kvref_dtype dt, kvref_layout layout)
+      : name(shape_name), T(tokens) {
+    const int bs = 16;
+    const int64_t row = static_cast<int64_t>(H) * D * kvref_dtype_size(dt);
+    const int64_t num_blocks = std::max<int64_t>((T + bs - 1) / bs * 2, 4096);
+    cache_bytes = num_blocks * bs * row;
+    const int64_t src_bytes = T * row;
+    bytes = 4.0 * src_bytes + T * 8.0;
+    for (unsigned char** p : {&k, &v}) BENCH_OK(cudaMalloc(p, src_bytes));
+    for (unsigned char** p : {&kc, &vc, &rk, &rv}) BENCH_OK(cudaMalloc(p, cache_bytes));
+    BENCH_OK(cudaMalloc(&slots, T * 8));
+    BENCH_OK(cudaMalloc(&alt_slots, T * 8));
+    BENCH_OK(cudaMalloc(&diff, 8));
+    fill_words<<<1024, 256>>>(reinterpret_cast<uint32_t*>(k), src_bytes / 4);
+    fill_words<<<1024, 256>>>(reinterpret_cast<uint32_t*>(v), src_bytes / 4);
+    BENCH_OK(cudaMemset(v, 0x5a, 64));  // K and V differ
+    const std::vector<int64_t> hs = paged_slots(rng, T, bs, num_blocks);
+    BENCH_OK(cudaMemcpy(slots, hs.data(), T * 8, cudaMemcpyHostToDevice));
+    kvref_kv_store_args_init(&a);
+    a.key = k;
+    a.value = v;
+    a.key_stride_token = a.value_stride_token = static_cast<int64_t>(H) * D;
+    a.key_stride_head = a.value_stride_head = D;
+    a.key_cache = kc;
+    a.value_cache = vc;
+    a.layout = layout;
+    a.num_blocks = num_blocks;
+    a.block_size = bs;
+    a.num_heads = H;
+    a.head_size = D;
+    a.num_tokens = T;
+    a.src_dtype = a.cache_dtype = dt;
+    a.slot_mapping = slots;
+    kvref_kv_store_args ra = a;
+    ra.key_cache = rk;
+    ra.value_cache = rv;
+    BENCH_OK(cudaMemsetAsync(rk, 0, cache_bytes, g_stream));
+    BENCH_OK(cudaMemsetAsync(rv, 0, cache_bytes, g_stream));
+    BENCH_OK(kvref_kv_store(&ra, g_stream) == KVREF_SUCCESS ? cudaSuccess : cudaErrorUnknown);
+    BENCH_OK(cudaStreamSynchronize(g_stream));
+    plan = kvref::plan_kv_store(a);
+  }
+  ~KvFixture() {
+    for (void* p : {(void*)k, (void*)v, (void*)kc, (void*)vc, (void*)rk, (void*)rv, (void*)slots, (void*)alt_slots, (void*)diff})
+      cudaFree(p);
+  }
+  KvFixture(const KvFixture&) = delete;
+  KvFixture& operator=(const KvFixture&) = delete;
+  // The plan's prefill copy kernel: the variants below keep its thread shape.
+  bool plan_is_copy_kernel() const {
+    return plan.vector_bytes == 16 && plan.tensors_per_thread == 2 && plan.unroll == 4 && !plan.decode && !plan.bulk;
+  }
+  // Times `launch`; with `check`, first compares its caches with the plan's byte for byte.
+  template <typename F>
+  void line(const char* label, bool check, F launch) {
+    unsigned long long nd = 0;
+    if (check) {
+      BENCH_OK(cudaMemsetAsync(kc, 0, cache_bytes, g_stream));
+      BENCH_OK(cudaMemsetAsync(vc, 0, cache_bytes, g_stream));
+      launch();
+      BENCH_OK(cudaMemsetAsync(diff, 0, 8, g_stream));
+      count_diff<<<1024, 256, 0, g_stream>>>(reinterpret_cast<const uint4*>(kc), reinterpret_cast<const uint4*>(rk),
+                                              cache_bytes / 16, diff);
+      count_diff<<<1024, 256, 0, g_stream>>>(reinterpret_cast<const uint4*>(vc), reinterpret_cast<const uint4*>(rv),
+                                              cache_bytes / 16, diff);
+      BENCH_OK(cudaMemcpyAsync(&nd, diff, 8, cudaMemcpyDeviceToHost, g_stream));
+      BENCH_OK(cudaStreamSynchronize(g_stream));
+    }
+    Timer t(g_stream);
+    const double ms = t.ms_per_iter(launch, 20);
+    const double gms = t.graph_ms_per_iter(launch, 20, 3);
+    BENCH_OK(cudaGetLastError());
+    printf("  plateau %-17s %6lld tok %-46s stream %8.2f us graph %8.2f us %5.1f%%  %s\n", name, (long long)T, label,
+           ms * 1e3, gms * 1e3, 100.0 * bytes / (std::min(ms, gms) * 1e-3) / 1e9 / g_copy_gbs,
+           !check ? "(other slots)" : nd == 0 ? "identical" : "DIFFERS");
+    fflush(stdout);
+  }
+};
+
+void sweep_plateau(std::mt19937_64& rng) {
+  using namespace kvref;
+  typedef void (*Kernel)(ScatterParams);
+  struct Named {
+    const char* label;
+    Kernel kernel;
+  };
+  const Named hints[] = {{"loads L2::128B", probe_kernel<4, 1, false>},
+                         {"loads L2::256B", probe_kernel<4, 2, false>},
+                         {"loads L2::256B + evict_last", probe_kernel<4, 3, false>},
+                         {"stores evict_last", probe_kernel<4, 0, true>},
+                         {"loads L2::256B, stores evict_last", probe_kernel<4, 2, true>}};
+  const Named shapes[] = {{"u1", probe_kernel<1, 0, false>},       {"u2", probe_kernel<2, 0, false>},
+                          {"u4", probe_kernel<4, 0, false>},       {"u2 <= 32 regs", probe_capped_kernel<2, 32>},
+                          {"u4 <= 40 regs", probe_capped_kernel<4, 40>}, {"u4 <= 48 regs", probe_capped_kernel<4, 48>}};
+  const Kernel same = probe_kernel<4, 0, false>;
+  BENCH_OK(cudaFuncSetAttribute(reinterpret_cast<const void*>(same), cudaFuncAttributeMaxDynamicSharedMemorySize, 200 * 1024));
+  struct Shape {
+    const char* name;
+    int H, D;
+    kvref_dtype dt;
+    kvref_layout layout;
+  };
+  const Shape cases[] = {{"bf16 NHD H8 D128", 8, 128, KVREF_DTYPE_BF16, KVREF_LAYOUT_NHD},
+                         {"bf16 HND H8 D128", 8, 128, KVREF_DTYPE_BF16, KVREF_LAYOUT_HND},
+                         {"f16 NHD H32 D128", 32, 128, KVREF_DTYPE_F16, KVREF_LAYOUT_NHD}};
+  char label[96];
+  for (const Shape& sh : cases) {
+    for (int64_t T : {16384, 32768, 65536}) {
+      KvFixture fx(rng, sh.name, T, sh.H, sh.D, sh.dt, sh.layout);
+      fx.line("plan (C API)", true, [&] { kvref_kv_store(&fx.a, g_stream); });
+      if (fx.plan_is_copy_kernel()) {
+        const ScatterParams& q = fx.plan.params;
+        const dim3 grid(static_cast<unsigned>((T + q.tokens_per_block - 1) / q.tokens_per_block));
+        const dim3 block(q.tokens_per_block << q.lanes_log2);
+        fx.line("the plan's kernel and shape, PDL", true, [&] { launch_pdl(0, same, grid, block, q); });
+        // 1. Cache hints.
+        for (const Named& h : hints) fx.line(h.label, true, [&] { launch_pdl(0, h.kernel, grid, block, q); });
+        // 2. Fewer resident CTAs per SM: dynamic shared memory the kernel does not use.
+        for (int kib : {22, 27, 37, 55, 113}) {
+          const size_t smem = static_cast<size_t>(kib) * 1024;
+          int occ = 0;
+          BENCH_OK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, same, block.x, smem));
+          snprintf(label, sizeof label, "%2d CTAs/SM (%3d KiB unused shared memory)", occ, kib);
+          fx.line(label, true, [&] { launch_pdl(smem, same, grid, block, q); });
+        }
+        // 3. More resident threads: fewer registers (units per iteration, register caps), and
+        // other shapes, at 16K and 32K tokens for bf16.
+        if (sh.dt == KVREF_DTYPE_BF16 && T <= 32768) {
+          for (const Named& v : shapes) {
+            cudaFuncAttributes fa;
+            BENCH_OK(cudaFuncGetAttributes(&fa, reinterpret_cast<const void*>(v.kernel)));
+            for (uint32_t ln : {32u, 64u, 128u}) {
+              for (uint32_t tpb : {1u, 2u, 4u}) {
+                if (ln * tpb < 64 || ln * tpb > 512) continue;
+                ScatterParams qs = q;
+                qs.lanes_log2 = log2_ceil(ln);
+                qs.tokens_per_block = tpb;
+                const dim3 g2(static_cast<unsigned>((T + tpb - 1) / tpb)), b2(ln * tpb);
+                int occ = 0;
+                BENCH_OK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&occ, v.kernel, b2.x, 0));
+                snprintf(label, sizeof label, "%-13s %3ux%u, %2d regs %3d B spilt, %4d thr/SM", v.label, ln, tpb, fa.numRegs,
+                         static_cast<int>(fa.localSizeBytes), occ * static_cast<int>(b2.x));
+                fx.line(label, true, [&] { launch_pdl(0, v.kernel, g2, b2, qs); });
+              }
+            }
+          }
+        }
+      }
+      // 4. Diagnostics (other slots, so no byte check): pages in order (the destination as linear
+      // as a memcpy's), and pages shuffled only inside windows of W pages of the free list.
+      kvref_kv_store_args alt = fx.a;
+      alt.slot_mapping = fx.alt_slots;
+      fill_slots_in_order<<<256, 256, 0, g_stream>>>(fx.alt_slots, T);
+      BENCH_OK(cudaStreamSynchronize(g_stream));
+      fx.line("plan, pages in order", false, [&] { kvref_kv_store(&alt, g_stream); });
+      const int64_t num_blocks = fx.a.num_blocks;
+      for (int64_t W : {8, 64, 512}) {
+        std::vector<int64_t> order(static_cast<size_t>(num_blocks));
+        std::iota(order.begin(), order.end(), 0);
+        for (int64_t w = 0; w < num_blocks; w += W) {
+          std::shuffle(order.begin() + w, order.begin() + std::min(num_blocks, w + W), rng);
+        }
+        std::vector<int64_t> ws(static_cast<size_t>(T));
+        for (int64_t t = 0; t < T; ++t) ws[t] = order[t / 16] * 16 + t % 16;
+        BENCH_OK(cudaMemcpy(fx.alt_slots, ws.data(), T * 8, cudaMemcpyHostToDevice));
+        snprintf(label, sizeof label, "plan, pages shuffled in windows of %lld", (long long)W);
+        fx.line(label, false, [&] { kvref_kv_store(&alt, g_stream); });
+      }
+    }
+  }
+}
+
 __global__ void empty_kernel() {}
 
 // Host time of one kvref_kv_store call (1 token, bf16 NHD 8 x 128): validation, planning and
@@ -602,10 +899,12 @@ void bench_slot_mapping(std::mt19937_64& rng, const char* name, int reqs, int to
 int main(int argc, char** argv) {
   bool quick = false;
   bool records = false;
+  bool plateau = false;
   for (int i = 1; i < argc; ++i) {
     if (!strcmp(argv[i], "--quick")) quick = true;
     if (!strcmp(argv[i], "--explore")) g_explore = true;
     if (!strcmp(argv[i], "--records")) records = true;
+    if (!strcmp(argv[i], "--plateau")) plateau = true;
   }
   int devices = 0;
   if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
@@ -626,6 +925,10 @@ int main(int argc, char** argv) {
                                                  : "off (below sm_90)");
   if (records) {
     sweep_records(rng);
+    return 0;
+  }
+  if (plateau) {
+    sweep_plateau(rng);
     return 0;
   }
   bench_launch_host_cost();
