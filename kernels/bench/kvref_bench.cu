@@ -175,6 +175,30 @@ double measure_copy_bandwidth() {
 // Slots as an engine lays them out: pages taken from a shuffled free list, consecutive tokens
 // filling a page.
 
+// The K/V store's arguments of the benchmark's cases: K and V [T, H, D] dense, caches of
+// num_blocks pages of bs tokens in `layout`.
+kvref_kv_store_args kv_args(const void* k, const void* v, void* kc, void* vc, const int64_t* slots, int64_t T, int H,
+                            int D, int64_t num_blocks, int bs, kvref_dtype src, kvref_dtype cache, kvref_layout layout) {
+  kvref_kv_store_args a;
+  kvref_kv_store_args_init(&a);
+  a.key = k;
+  a.value = v;
+  a.key_stride_token = a.value_stride_token = static_cast<int64_t>(H) * D;
+  a.key_stride_head = a.value_stride_head = D;
+  a.key_cache = kc;
+  a.value_cache = vc;
+  a.layout = layout;
+  a.num_blocks = num_blocks;
+  a.block_size = bs;
+  a.num_heads = H;
+  a.head_size = D;
+  a.slot_mapping = slots;
+  a.num_tokens = T;
+  a.src_dtype = src;
+  a.cache_dtype = cache;
+  return a;
+}
+
 void bench_kv(std::mt19937_64& rng, const char* name, int64_t T, int H, int D, kvref_dtype src,
               kvref_dtype cache, kvref_layout layout) {
   const int bs = 16;
@@ -197,23 +221,8 @@ void bench_kv(std::mt19937_64& rng, const char* name, int64_t T, int H, int D, k
   BENCH_OK(cudaMemcpy(scale, sc, 8, cudaMemcpyHostToDevice));
   const std::vector<int64_t> hs = paged_slots(rng, T, bs, num_blocks);
   BENCH_OK(cudaMemcpy(slots, hs.data(), T * 8, cudaMemcpyHostToDevice));
-  kvref_kv_store_args a;
-  kvref_kv_store_args_init(&a);
-  a.key = k;
-  a.value = v;
-  a.key_stride_token = a.value_stride_token = H * D;
-  a.key_stride_head = a.value_stride_head = D;
-  a.key_cache = kc;
-  a.value_cache = vc;
-  a.layout = layout;
-  a.num_blocks = num_blocks;
-  a.block_size = bs;
-  a.num_heads = H;
-  a.head_size = D;
-  a.slot_mapping = slots;
-  a.num_tokens = T;
-  a.src_dtype = src;
-  a.cache_dtype = cache;
+  BENCH_OK(cudaDeviceSynchronize());  // the copy has landed before g_stream reads the slots
+  kvref_kv_store_args a = kv_args(k, v, kc, vc, slots, T, H, D, num_blocks, bs, src, cache, layout);
   a.k_scale = scale;
   a.v_scale = scale + 1;
   const double bytes = 2.0 * (src_bytes + static_cast<double>(T) * H * D * ce) + T * 8.0;
@@ -559,21 +568,7 @@ struct KvFixture {
     // (A copy from pageable memory may return before it lands, and g_stream does not wait for
     // the legacy stream.)
     BENCH_OK(cudaDeviceSynchronize());
-    kvref_kv_store_args_init(&a);
-    a.key = k;
-    a.value = v;
-    a.key_stride_token = a.value_stride_token = static_cast<int64_t>(H) * D;
-    a.key_stride_head = a.value_stride_head = D;
-    a.key_cache = kc;
-    a.value_cache = vc;
-    a.layout = layout;
-    a.num_blocks = num_blocks;
-    a.block_size = bs;
-    a.num_heads = H;
-    a.head_size = D;
-    a.num_tokens = T;
-    a.src_dtype = a.cache_dtype = dt;
-    a.slot_mapping = slots;
+    a = kv_args(k, v, kc, vc, slots, T, H, D, num_blocks, bs, dt, dt, layout);
     kvref_kv_store_args ra = a;
     ra.key_cache = rk;
     ra.value_cache = rv;
