@@ -6,7 +6,8 @@
 # Builds with nvcc alone (no CMake, no LLVM needed): libkvref_cuda.so, libkvref_cpu.so,
 # kvref_gpu_tests, kvref_bench; then runs the GPU tests, the GPU tests again under
 # compute-sanitizer memcheck, the benchmark, and - where python3 has torch - the PyTorch
-# extension's test and the PyTorch baseline benchmark.  Logs go to $OUT (default
+# extension's test, the PyTorch baseline benchmark and the eager call's host time piece by
+# piece (kernels/bench/host_pieces.py).  Logs go to $OUT (default
 # /tmp/kvref_gpu_check).  Exit status: non-zero when a test or memcheck failed.
 #
 # Peers (optional; their source is read at run time, never part of this repository):
@@ -123,6 +124,13 @@ if [ -n "$TORCH_PID" ]; then
     log "test_kvref_torch: rc $rc; $(tail -1 "$OUT/torch_test.log")"
     [ "$rc" -eq 0 ] || status=1
     timeout 120 python3 "$K/bench/torch_bench.py" 2>&1 | tee "$OUT/torch_bench.log"
+    # The eager call's host time piece by piece (builds a benchmark-only extension).
+    t0=$(date +%s)
+    KVREF_PIECES_BUILD_DIR=$B/pieces_ext timeout "${KVREF_PIECES_TIMEOUT:-300}" python3 "$K/bench/host_pieces.py" \
+      --rounds 3 > "$OUT/host_pieces.log" 2>&1
+    rc=$?
+    grep -v -i warning "$OUT/host_pieces.log" | tail -31
+    log "host_pieces: rc $rc, $(( $(date +%s) - t0 )) s"
     if [ -n "${KVREF_PEER_VLLM:-}" ]; then
       t0=$(date +%s)
       timeout "${KVREF_PEER_TIMEOUT:-300}" python3 "$K/bench/peer_bench.py" --vllm "$KVREF_PEER_VLLM" \
