@@ -648,10 +648,11 @@ void sweep_plateau(std::mt19937_64& rng) {
     for (int64_t T : {16384, 32768, 65536}) {
       KvFixture fx(rng, sh.name, T, sh.H, sh.D, sh.dt, sh.layout);
       fx.line("plan (C API)", true, [&] { kvref_kv_store(&fx.a, g_stream); });
+      // The plan's launch shape (used where the plan is the copy kernel the variants replace).
+      const ScatterParams& q = fx.plan.params;
+      const dim3 grid(static_cast<unsigned>((T + q.tokens_per_block - 1) / q.tokens_per_block));
+      const dim3 block(q.tokens_per_block << q.lanes_log2);
       if (fx.plan_is_copy_kernel()) {
-        const ScatterParams& q = fx.plan.params;
-        const dim3 grid(static_cast<unsigned>((T + q.tokens_per_block - 1) / q.tokens_per_block));
-        const dim3 block(q.tokens_per_block << q.lanes_log2);
         fx.line("the plan's kernel and shape, PDL", true, [&] { launch_pdl(0, same, grid, block, q); });
         // 1. L2 prefetch sizes on the loads (the evict_last hints come last, below).
         for (const Named& h : prefetch) fx.line(h.label, true, [&] { launch_pdl(0, h.kernel, grid, block, q); });
@@ -695,13 +696,7 @@ void sweep_plateau(std::mt19937_64& rng) {
       fx.line("plan, pages in order", false, [&] { kvref_kv_store(&alt, g_stream); });
       const int64_t num_blocks = fx.a.num_blocks;
       for (int64_t W : {8, 64, 512}) {
-        std::vector<int64_t> order(static_cast<size_t>(num_blocks));
-        std::iota(order.begin(), order.end(), 0);
-        for (int64_t w = 0; w < num_blocks; w += W) {
-          std::shuffle(order.begin() + w, order.begin() + std::min(num_blocks, w + W), rng);
-        }
-        std::vector<int64_t> ws(static_cast<size_t>(T));
-        for (int64_t t = 0; t < T; ++t) ws[t] = order[t / 16] * 16 + t % 16;
+        const std::vector<int64_t> ws = paged_slots(rng, T, fx.a.block_size, num_blocks, W);
         BENCH_OK(cudaMemcpy(fx.alt_slots, ws.data(), T * 8, cudaMemcpyHostToDevice));
         BENCH_OK(cudaDeviceSynchronize());
         snprintf(label, sizeof label, "plan, pages shuffled in windows of %lld", (long long)W);
@@ -709,9 +704,6 @@ void sweep_plateau(std::mt19937_64& rng) {
       }
       // 5. evict_last hints, each followed by a reset of L2's persisting lines and a control.
       if (fx.plan_is_copy_kernel()) {
-        const ScatterParams& q = fx.plan.params;
-        const dim3 grid(static_cast<unsigned>((T + q.tokens_per_block - 1) / q.tokens_per_block));
-        const dim3 block(q.tokens_per_block << q.lanes_log2);
         for (const Named& h : persisting) {
           fx.line(h.label, true, [&] { launch_pdl(0, h.kernel, grid, block, q); });
           BENCH_OK(cudaCtxResetPersistingL2Cache());
@@ -735,19 +727,8 @@ void bench_launch_host_cost() {
   BENCH_OK(cudaMalloc(&vc, nb * bs * H * D * 2));
   BENCH_OK(cudaMalloc(&slots, 8));
   BENCH_OK(cudaMemset(slots, 0, 8));
-  kvref_kv_store_args a;
-  kvref_kv_store_args_init(&a);
-  a.key = a.value = k;
-  a.key_stride_token = a.value_stride_token = H * D;
-  a.key_stride_head = a.value_stride_head = D;
-  a.key_cache = kc;
-  a.value_cache = vc;
-  a.num_blocks = nb;
-  a.block_size = bs;
-  a.num_heads = H;
-  a.head_size = D;
-  a.slot_mapping = slots;
-  a.num_tokens = 1;
+  const kvref_kv_store_args a =
+      kv_args(k, k, kc, vc, slots, 1, H, D, nb, bs, KVREF_DTYPE_BF16, KVREF_DTYPE_BF16, KVREF_LAYOUT_NHD);
   double best = 1e30;
   for (int r = 0; r < 6; ++r) {
     const auto t0 = std::chrono::steady_clock::now();
