@@ -72,11 +72,6 @@ const char *PreludePath(Language L) {
   return L == Language::Hip ? "/kvlint-prelude/hip.h" : "/kvlint-prelude/cuda.h";
 }
 
-bool endsWith(const std::string &S, const char *Suffix) {
-  size_t N = strlen(Suffix);
-  return S.size() >= N && S.compare(S.size() - N, N, Suffix) == 0;
-}
-
 /// Hides the vendor toolkits' own headers (CUDA, ROCm/HIP) from the parse:
 /// clang 19 cannot parse CUDA 13's, and HIP's and CUDA's clash with the
 /// prelude. Their includes are then skipped like any other missing header,

@@ -209,7 +209,7 @@ static std::string gridAxisName(const Node *N) {
                                    {"blockIdx.z", "program_id(2)"}};
   for (int A = 0; A < 3; ++A)
     for (const char *Spelling : Axes[A])
-      if (S.size() >= strlen(Spelling) && S.compare(S.size() - strlen(Spelling), strlen(Spelling), Spelling) == 0)
+      if (endsWith(S, Spelling))
         return gridFactor(unsigned(A));
   return "";
 }

@@ -288,7 +288,7 @@ Val FnLowerer::call(TSNode E) {
     L->Name = baseName(P);
     return Val::node(L);
   }
-  if (B.size() >= 19 && B.compare(B.size() - 19, 19, "load_shared_relaxed") == 0)
+  if (endsWith(B, "load_shared_relaxed"))
     return memoryRead(A.Pos.empty() ? Val() : A.Pos[0], E);
   if (B == "buffer_load" || B == "buffer_load_to_shared" || B == "buffer_store") {
     // AMD buffer operations (Gluon): base pointer plus element offsets.

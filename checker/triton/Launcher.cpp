@@ -51,10 +51,6 @@ constexpr int64_t Unbounded = int64_t(1) << 62;
 
 bool fits(__int128 V) { return V >= INT64_MIN && V <= INT64_MAX; }
 
-bool endsWith(const std::string &S, const std::string &Suffix) {
-  return S.size() >= Suffix.size() && S.compare(S.size() - Suffix.size(), Suffix.size(), Suffix) == 0;
-}
-
 TSNode stripParens(TSNode N) {
   for (unsigned I = 0; I < 64 && is(N, "parenthesized_expression"); ++I) {
     std::vector<TSNode> Ks = kids(N);
@@ -1022,7 +1018,7 @@ IntTy Launcher::dtypeOf(TSNode E, const Scope *S, unsigned D) {
       "torch.empty_like", "torch.zeros_like", "torch.ones_like", "torch.full_like"};
   if (!Makers.count(Q)) return IntTy();
   if (!ts_node_is_null(DTypeKw)) return torchDtype(DTypeKw);
-  if (Q.size() > 5 && Q.compare(Q.size() - 5, 5, "_like") == 0 && !Pos.empty())
+  if (Q.size() > 5 && endsWith(Q, "_like") && !Pos.empty())
     return dtypeOf(Pos[0], S, D + 1);
   // Integer ranges and random integers default to int64 (a table of
   // indices: kv_indices = torch.arange(total_tokens)).
@@ -1104,7 +1100,7 @@ ValueHint Launcher::axisFact(TSNode E, const Site &St, const Scope *S, const std
   if (is(E, "call")) {
     std::string Q = M.qualify(field(E, "function"), nullptr);
     std::vector<TSNode> As = kids(field(E, "arguments"));
-    if ((Q == "cdiv" || (Q.size() > 5 && Q.compare(Q.size() - 5, 5, ".cdiv") == 0)) &&
+    if ((Q == "cdiv" || (Q.size() > 5 && endsWith(Q, ".cdiv"))) &&
         As.size() == 2 && !is(As[0], "keyword_argument") && !is(As[1], "keyword_argument")) {
       N = As[0];
       B = As[1];
@@ -1182,7 +1178,7 @@ ValueHint Launcher::axisFact(TSNode E, const Site &St, const Scope *S, const std
       bool Div = is(R, "binary_operator") && M.text(field(R, "operator")) == "//";
       std::string Q = is(R, "call") ? M.qualify(field(R, "function"), nullptr) : "";
       if (Div || Q == "cdiv" || Q == "min" ||
-          (Q.size() > 5 && Q.compare(Q.size() - 5, 5, ".cdiv") == 0)) {
+          (Q.size() > 5 && endsWith(Q, ".cdiv"))) {
         ValueHint Via = axisFact(R, St, S, "", Depth + 1);
         if (Via.any()) return Via;
       }

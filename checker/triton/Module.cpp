@@ -151,11 +151,7 @@ void markHelpers(Module &M) {
 namespace {
 
 bool ptrLikeName(const std::string &N) {
-  auto Ends = [&](const char *S) {
-    size_t L = strlen(S);
-    return N.size() >= L && N.compare(N.size() - L, L, S) == 0;
-  };
-  return N == "ptr" || Ends("_ptr") || Ends("Ptr") || Ends("_ptrs") || Ends("_pointer") ||
+  return N == "ptr" || endsWith(N, "_ptr") || endsWith(N, "Ptr") || endsWith(N, "_ptrs") || endsWith(N, "_pointer") ||
          N.rfind("ptr_", 0) == 0;
 }
 

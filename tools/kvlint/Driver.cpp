@@ -109,7 +109,7 @@ bool loadDiff(const CliOptions &C, ChangedLines &Out) {
 void buildTreeDtypes(const std::vector<std::string> &Files, unsigned Jobs, TreeDtypes &Tree) {
   std::vector<const std::string *> Py;
   for (const std::string &F : Files)
-    if (F.size() > 3 && F.compare(F.size() - 3, 3, ".py") == 0)
+    if (F.size() > 3 && endsWith(F, ".py"))
       Py.push_back(&F);
   if (!Jobs)
     Jobs = std::max(1u, std::thread::hardware_concurrency());

@@ -19,9 +19,16 @@
 #include <deque>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace kvlint {
+
+/// Whether S ends with Suffix: the frontends match callees, spellings and
+/// paths by their last part (`x.cdiv`, `tl.program_id`, `kernel.cu`).
+inline bool endsWith(std::string_view S, std::string_view Suffix) {
+  return S.size() >= Suffix.size() && S.compare(S.size() - Suffix.size(), Suffix.size(), Suffix) == 0;
+}
 
 enum class Language : uint8_t { Cpp, Cuda, Hip, Triton };
 const char *languageName(Language L);
