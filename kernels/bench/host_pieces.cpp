@@ -14,9 +14,6 @@
 //
 // bf16 NHD only (the benchmark's case); no checks beyond what the harness needs.
 #include <ATen/ATen.h>
-#include <c10/cuda/CUDAFunctions.h>
-#include <c10/cuda/CUDAGuard.h>
-#include <c10/cuda/CUDAStream.h>
 #include <torch/library.h>
 
 #include <chrono>
@@ -24,35 +21,11 @@
 #include <string>
 
 #include "kvref/kvref.h"
+#include "kvref_torch_call.h"  // kernels/python/kvref_torch/csrc: the ops' own helpers
 
 double empty_launch_loop_us(int64_t n, bool pdl, cudaStream_t stream);  // host_pieces.cu
 
 namespace {
-
-kvref_kv_store_args args_of(const at::Tensor& key, const at::Tensor& value, const at::Tensor& kc,
-                            const at::Tensor& vc, const at::Tensor& slots) {
-  kvref_kv_store_args a;
-  kvref_kv_store_args_init(&a);
-  a.key = key.data_ptr();
-  a.value = value.data_ptr();
-  a.key_stride_token = key.stride(0);
-  a.key_stride_head = key.stride(1);
-  a.value_stride_token = value.stride(0);
-  a.value_stride_head = value.stride(1);
-  a.key_cache = kc.data_ptr();
-  a.value_cache = vc.data_ptr();
-  a.layout = KVREF_LAYOUT_NHD;
-  a.num_blocks = kc.size(0);
-  a.block_size = static_cast<int32_t>(kc.size(1));
-  a.num_heads = static_cast<int32_t>(key.size(1));
-  a.head_size = static_cast<int32_t>(key.size(2));
-  a.cache_block_stride = kc.stride(0);
-  a.slot_mapping = slots.data_ptr<int64_t>();
-  a.num_tokens = key.size(0);
-  a.src_dtype = KVREF_DTYPE_BF16;
-  a.cache_dtype = KVREF_DTYPE_BF16;
-  return a;
-}
 
 void noop(const at::Tensor&, const at::Tensor&, const at::Tensor&, const at::Tensor&, const at::Tensor&,
           const std::string&, const std::optional<at::Tensor>&, const std::optional<at::Tensor>&) {}
@@ -62,7 +35,7 @@ void guarded(const at::Tensor& key, const at::Tensor& value, const at::Tensor& k
              const std::optional<at::Tensor>&) {
   TORCH_CHECK(layout == "NHD", "host_pieces: NHD only");
   const c10::cuda::CUDAGuard guard(key.device());
-  kvref_kv_store_args a = args_of(key, value, kc, vc, slots);
+  kvref_kv_store_args a = kvref_torch::kv_store_args(key, value, kc, vc, slots, true);
   TORCH_CHECK(kvref_kv_store(&a, c10::cuda::getCurrentCUDAStream().stream()) == KVREF_SUCCESS);
 }
 
@@ -77,17 +50,15 @@ double us_per_call(int64_t n, F fn) {
 double body_loop(const at::Tensor& key, const at::Tensor& value, const at::Tensor& kc, const at::Tensor& vc,
                  const at::Tensor& slots, int64_t n) {
   return us_per_call(n, [&] {
-    const c10::DeviceIndex d = key.device().index();
-    c10::cuda::OptionalCUDAGuard guard;
-    if (c10::cuda::current_device() != d) guard.set_index(d);
-    kvref_kv_store_args a = args_of(key, value, kc, vc, slots);
-    (void)kvref_kv_store(&a, c10::cuda::getCurrentCUDAStream(d).stream());
+    const kvref_torch::DeviceStream on(key.device());
+    kvref_kv_store_args a = kvref_torch::kv_store_args(key, value, kc, vc, slots, true);
+    (void)kvref_kv_store(&a, on.stream());
   });
 }
 
 double capi_loop(const at::Tensor& key, const at::Tensor& value, const at::Tensor& kc, const at::Tensor& vc,
                  const at::Tensor& slots, int64_t n) {
-  const kvref_kv_store_args a = args_of(key, value, kc, vc, slots);
+  const kvref_kv_store_args a = kvref_torch::kv_store_args(key, value, kc, vc, slots, true);
   const cudaStream_t s = c10::cuda::getCurrentCUDAStream().stream();
   return us_per_call(n, [&] { (void)kvref_kv_store(&a, s); });
 }

@@ -18,9 +18,6 @@
 // differentiable, and answering at the autograd key skips PyTorch's boxed autograd fallback
 // (about a microsecond per call).
 #include <ATen/ATen.h>
-#include <c10/cuda/CUDAFunctions.h>
-#include <c10/cuda/CUDAGuard.h>
-#include <c10/cuda/CUDAStream.h>
 #include <torch/library.h>
 
 #include <algorithm>
@@ -30,6 +27,7 @@
 #include <vector>
 
 #include "kvref/kvref.h"
+#include "kvref_torch_call.h"
 
 namespace {
 
@@ -55,21 +53,7 @@ void debug_check_slots(const at::Tensor& slots, int64_t num_tokens, int64_t num_
               " slots are neither -1 nor inside the cache of ", num_slots, " slots");
 }
 
-// Where a call launches: the current stream of the tensors' device, that device made current
-// for the call only when it is not already.  (A CUDAGuard asks the runtime for the current
-// device twice and getCurrentCUDAStream() once more, on every call; most calls are on the
-// current device, and one question answers that.)
-class DeviceStream {
- public:
-  explicit DeviceStream(const at::Device& device) : index_(device.index()) {
-    if (c10::cuda::current_device() != index_) guard_.set_index(index_);
-  }
-  cudaStream_t stream() const { return c10::cuda::getCurrentCUDAStream(index_).stream(); }
-
- private:
-  c10::DeviceIndex index_;
-  c10::cuda::OptionalCUDAGuard guard_;
-};
+using kvref_torch::DeviceStream;
 
 kvref_dtype to_kvref_dtype(at::ScalarType t) {
   switch (t) {
@@ -147,24 +131,7 @@ void kv_store(const at::Tensor& key, const at::Tensor& value, const at::Tensor& 
               "kvref: cache pages must be dense inside (the page stride may be larger)");
   if (key.size(0) == 0) return;  // nothing to store (and empty tensors have no data pointer)
   const DeviceStream on(key.device());
-  kvref_kv_store_args a;
-  kvref_kv_store_args_init(&a);
-  a.key = key.data_ptr();
-  a.value = value.data_ptr();
-  a.key_stride_token = key.stride(0);
-  a.key_stride_head = key.stride(1);
-  a.value_stride_token = value.stride(0);
-  a.value_stride_head = value.stride(1);
-  a.key_cache = key_cache.data_ptr();
-  a.value_cache = value_cache.data_ptr();
-  a.layout = nhd ? KVREF_LAYOUT_NHD : KVREF_LAYOUT_HND;
-  a.num_blocks = key_cache.size(0);
-  a.block_size = static_cast<int32_t>(bs);
-  a.num_heads = static_cast<int32_t>(H);
-  a.head_size = static_cast<int32_t>(D);
-  a.cache_block_stride = key_cache.stride(0);
-  a.slot_mapping = slot_mapping.data_ptr<int64_t>();
-  a.num_tokens = key.size(0);
+  kvref_kv_store_args a = kvref_torch::kv_store_args(key, value, key_cache, value_cache, slot_mapping, nhd);
   TORCH_CHECK(slot_mapping.numel() >= a.num_tokens, "kvref::kv_store: slot_mapping shorter than key");
   a.src_dtype = to_kvref_dtype(key.scalar_type());
   a.cache_dtype = to_kvref_dtype(key_cache.scalar_type());
