@@ -19,6 +19,11 @@ struct FixIt {
   SrcLoc Begin;
   unsigned Length = 0;
   std::string Text;
+  /// Safe: the edit keeps the program's meaning wherever the bug does not
+  /// fire (a widening cast). Unsafe: it changes behaviour a reviewer must
+  /// check (a guard that skips work). `--fix` applies only safe edits unless
+  /// `--unsafe-fixes` is given, as ruff does.
+  bool Safe = true;
 };
 
 struct Note {
