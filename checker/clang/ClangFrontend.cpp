@@ -97,13 +97,45 @@ public:
   llvm::ErrorOr<llvm::vfs::Status> status(const llvm::Twine &P) override {
     if (hidden(P))
       return std::make_error_code(std::errc::no_such_file_or_directory);
-    return ProxyFileSystem::status(P);
+    auto S = ProxyFileSystem::status(P);
+    if (S && refused(P, *S))
+      return std::make_error_code(std::errc::no_such_file_or_directory);
+    return S;
   }
   llvm::ErrorOr<std::unique_ptr<llvm::vfs::File>> openFileForRead(const llvm::Twine &P) override {
     if (hidden(P))
       return std::make_error_code(std::errc::no_such_file_or_directory);
+    // Opening a FIFO would block: look before opening.
+    auto S = ProxyFileSystem::status(P);
+    if (S && refused(P, *S))
+      return std::make_error_code(std::errc::no_such_file_or_directory);
     return ProxyFileSystem::openFileForRead(P);
   }
+  /// Includes that were refused, with why (for the file's notes).
+  std::set<std::string> Refused;
+
+private:
+  /// A scanned tree is hostile (DESIGN.md §8): an `#include` of a FIFO, a
+  /// device (/dev/zero) or a huge file must not hang or exhaust the scan. Such
+  /// a header is treated as missing.
+  bool refused(const llvm::Twine &P, const llvm::vfs::Status &S) {
+    using llvm::sys::fs::file_type;
+    file_type T = S.getType();
+    if (T == file_type::directory_file)
+      return false;
+    if (T != file_type::regular_file) {
+      Refused.insert(P.str() + " (not a regular file)");
+      return true;
+    }
+    if (S.getSize() > MaxIncludeBytes) {
+      Refused.insert(P.str() + " (larger than 64 MiB)");
+      return true;
+    }
+    return false;
+  }
+  static constexpr uint64_t MaxIncludeBytes = uint64_t(64) << 20;
+
+public:
 
 private:
   /// The first component of a path below the toolkit's include directory:
@@ -285,7 +317,10 @@ private:
 };
 
 std::vector<std::string> baseArgs(const ClangInput &In, bool Host) {
-  std::vector<std::string> A = {"clang++", "-fsyntax-only", "-w", "-ferror-limit=0", "-fno-spell-checking",
+  // --no-default-config: no clang++.cfg beside a binary or in a user's
+  // directory shapes the parse.
+  std::vector<std::string> A = {"clang++", "--no-default-config", "-fsyntax-only", "-w",
+                                "-ferror-limit=0", "-fno-spell-checking",
                                 "-fno-delayed-template-parsing",
                                 "-resource-dir=" KVLINT_CLANG_RESOURCE_DIR};
   bool HasStd = false;
@@ -317,7 +352,13 @@ std::vector<std::string> baseArgs(const ClangInput &In, bool Host) {
   A.insert(A.end(), In.DbArgs.begin(), In.DbArgs.end());
   A.insert(A.end(), In.ExtraArgs.begin(), In.ExtraArgs.end());
   A.insert(A.end(), {"-idirafter", ShimDir});
-  A.push_back(In.Path);
+  // After `--` the path is an input whatever it is called: a file named
+  // `--config=x/y.cu` or `-MFfoo.cu` is never read as a driver option. The
+  // driver passes the input on to cc1 without a `--`, where a leading '-'
+  // would be an option again: such a name is spelled "./-x.cu" (the file
+  // walk already names files so; this keeps any other caller safe).
+  A.push_back("--");
+  A.push_back(!In.Path.empty() && In.Path[0] == '-' ? "./" + In.Path : In.Path);
   return A;
 }
 
@@ -343,11 +384,35 @@ LoweredFile lowerClangFile(const ClangInput &In) {
   unsigned Errors = 0;
   std::string FirstError;
   bool AnyRan = false;
+  std::set<std::string> Refused;
+  // The in-memory copy needs an absolute path; relative names the driver
+  // resolves against the working directory, as the real file system does.
+  std::string MainPath;
+  if (!In.Source.empty() || llvm::sys::fs::exists(In.Path)) {
+    llvm::SmallString<256> P(In.Path);
+    if (!llvm::sys::fs::make_absolute(P)) {
+      llvm::sys::path::remove_dots(P, /*remove_dot_dot=*/false);
+      MainPath = std::string(P);
+    }
+  }
+  std::string Source = In.Source;
+  if (Source.empty() && !MainPath.empty()) {
+    // A caller that gave no bytes (the unit tests): read them once here.
+    auto Buf = llvm::MemoryBuffer::getFile(MainPath);
+    if (!Buf)
+      MainPath.clear();
+    else
+      Source = (*Buf)->getBuffer().str();
+  }
   for (int Pass = 0; Pass < (In.HostPass ? 2 : 1); ++Pass) {
-    auto Overlay =
-        llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(
-            llvm::makeIntrusiveRefCnt<HideToolkits>(llvm::vfs::getRealFileSystem()));
+    auto Hide = llvm::makeIntrusiveRefCnt<HideToolkits>(llvm::vfs::getRealFileSystem());
+    auto Overlay = llvm::makeIntrusiveRefCnt<llvm::vfs::OverlayFileSystem>(Hide);
     auto Mem = llvm::makeIntrusiveRefCnt<llvm::vfs::InMemoryFileSystem>();
+    // The main file is the caller's bytes, at its own path (its directory
+    // still serves `#include "x.h"` from the real file system).
+    if (!MainPath.empty())
+      Mem->addFile(MainPath, 0,
+                   llvm::MemoryBuffer::getMemBufferCopy(Source, MainPath));
     Mem->addFile("/kvlint-prelude/cuda.h", 0, llvm::MemoryBuffer::getMemBuffer(CudaPrelude));
     Mem->addFile("/kvlint-prelude/hip.h", 0, llvm::MemoryBuffer::getMemBuffer(HipPrelude));
     Mem->addFile("/kvlint-prelude/common.h", 0, llvm::MemoryBuffer::getMemBuffer(CommonPrelude));
@@ -364,6 +429,7 @@ LoweredFile lowerClangFile(const ClangInput &In) {
                                 Files.get());
     Inv.setDiagnosticConsumer(&Diags);
     bool Ok = Inv.run();
+    Refused.insert(Hide->Refused.begin(), Hide->Refused.end());
     AnyRan |= Ok || !Fns.empty();
     Errors += Diags.Errors;
     if (FirstError.empty())
@@ -377,6 +443,12 @@ LoweredFile lowerClangFile(const ClangInput &In) {
       if (!Seen)
         Result.Gaps.push_back(std::move(G));
     }
+  }
+  if (!Refused.empty()) {
+    std::string S = "includes refused, analysed without them:";
+    for (const std::string &R : Refused)
+      S += " " + R;
+    Result.Notes.push_back(S);
   }
   if (!Missing.empty()) {
     std::string S = "headers not found, analysed without them:";

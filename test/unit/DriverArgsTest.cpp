@@ -3,6 +3,7 @@
 #include "CompileDb.h"
 #include "FileWalk.h"
 #include "Fixes.h"
+#include "SafeWrite.h"
 
 #include <gtest/gtest.h>
 
@@ -154,7 +155,9 @@ TEST(Fixes, AppliesAtomicallyAndReports) {
   X.Text = "(long)";
   F.Fixes.push_back(X);
   std::ostringstream Err;
-  EXPECT_EQ(applyAllFixes({F}, Err), 0);
+  FixOutcome O = applyAllFixes({F}, {{P.string(), contentHash("x = a * b;\n")}}, false, Err);
+  EXPECT_EQ(O.Failures, 0u);
+  EXPECT_EQ(O.FindingsFixed, 1u);
   EXPECT_EQ(read(P), "x = (long)a * b;\n");
   EXPECT_NE(Err.str().find("applied 1 edit(s)"), std::string::npos);
   EXPECT_EQ(std::distance(fs::directory_iterator(D), fs::directory_iterator()), 1);

@@ -1,6 +1,7 @@
 //===- Analyse.cpp - one file through a frontend and the rules ------------===//
 #include "Analyse.h"
 #include "FileWalk.h"
+#include "SafeWrite.h"
 
 #include "kvlint/ClangFrontend.h"
 #include "kvlint/Frontend.h"
@@ -43,22 +44,33 @@ void dumpFunction(const Function &F, std::ostream &OS) {
   }
 }
 
+/// Text, not a binary blob: the first 64 KiB hold (almost) no control bytes
+/// other than whitespace. Latin-1 and UTF-8 text pass; random bytes do not.
+static bool looksLikeText(const std::string &S) {
+  size_t N = std::min<size_t>(S.size(), 65536), Bad = 0;
+  for (size_t I = 0; I < N; ++I) {
+    unsigned char C = (unsigned char)S[I];
+    if ((C < 0x20 && C != '\t' && C != '\n' && C != '\r' && C != '\f' && C != '\v') ||
+        C == 0x7f)
+      ++Bad;
+  }
+  return Bad * 100 <= N; // at most 1 %
+}
+
 FileResult analyseFile(const std::string &Path, const AnalyseInput &In) {
   FileResult R;
-  std::ifstream File(Path, std::ios::binary);
-  if (!File) {
-    R.Notes.push_back({Path, "cannot read file", true});
+  std::string Src, Why;
+  if (!readRegularFile(Path, Src, Why, In.MaxFileBytes)) {
+    R.Notes.push_back({Path, Why + "; not analysed", true});
     R.Failed = true;
     return R;
   }
-  std::ostringstream SS;
-  SS << File.rdbuf();
-  std::string Src = SS.str();
-  if (Src.find('\0') != std::string::npos) {
-    R.Notes.push_back({Path, "binary file, skipped", true});
+  if (Src.find('\0') != std::string::npos || !looksLikeText(Src)) {
+    R.Notes.push_back({Path, "binary file (not source text), skipped", true});
     R.Failed = true;
     return R;
   }
+  R.Hashes[Path] = contentHash(Src);
   LoweredFile LF;
   if (hasExt(Path, {".py"})) {
     if (Src.find("triton") == std::string::npos) {
@@ -75,6 +87,7 @@ FileResult analyseFile(const std::string &Path, const AnalyseInput &In) {
   } else {
     ClangInput CI;
     CI.Path = Path;
+    CI.Source = Src;
     CI.Lang = clangLanguageFor(Path, Src);
     if (const std::vector<std::string> *Flags = In.Db ? In.Db->find(Path) : nullptr)
       CI.DbArgs = *Flags;
@@ -102,6 +115,7 @@ FileResult analyseFile(const std::string &Path, const AnalyseInput &In) {
     R.Notes.push_back({Path, Head + ": " + G.Why, false});
     R.Loud.push_back({Path, Head + " (-v says why)", false});
   }
+  R.Partial = !LF.Gaps.empty();
   if (LF.Failed) {
     R.Notes.push_back({Path, "could not be analysed", true});
     R.Failed = true;
@@ -143,6 +157,15 @@ FileResult analyseFile(const std::string &Path, const AnalyseInput &In) {
                                   [&](const Finding &F) { return isSuppressed(F, One); }),
                    R.Findings.end());
   dedupeAndSort(R.Findings);
+  // The headers whose bytes a fix-it edits: hashed now, checked by --fix.
+  for (const Finding &F : R.Findings)
+    for (const FixIt &X : F.Fixes) {
+      const std::string &File = fixFile(F, X);
+      if (R.Hashes.count(File))
+        continue;
+      std::string Text, E;
+      R.Hashes[File] = readRegularFile(File, Text, E) ? contentHash(Text) : "";
+    }
   return R;
 }
 

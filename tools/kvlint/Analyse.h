@@ -8,6 +8,7 @@
 #include "kvlint/Report.h"
 #include "kvlint/Rule.h"
 
+#include <map>
 #include <memory>
 #include <ostream>
 #include <set>
@@ -22,10 +23,15 @@ struct FileResult {
   /// Said on stderr even without -v (the full note, with why, is in Notes).
   std::vector<FileNote> Loud;
   std::string DumpText;
+  /// The hash of the bytes each file's fix-its were computed from (the file
+  /// itself, and the headers its fixes edit): --fix refuses a file whose
+  /// bytes changed since.
+  std::map<std::string, std::string> Hashes;
   unsigned Functions = 0;
   bool Analysed = false;
   bool Skipped = false; ///< deliberately not analysed (no Triton frontend)
   bool Failed = false;
+  bool Partial = false; ///< analysed, but part of it could not be (a gap)
 };
 
 /// What analysing one file needs besides its path.
@@ -40,6 +46,8 @@ struct AnalyseInput {
   /// one of them.
   const std::set<std::string> *Scanned = nullptr;
   bool DumpIR = false;
+  /// Larger source files are not analysed (a note says so).
+  size_t MaxFileBytes = size_t(64) << 20;
 };
 
 /// Reads Path, lowers it with its frontend, runs the rules, keeps the

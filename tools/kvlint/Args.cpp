@@ -14,6 +14,20 @@
 namespace kvlint {
 namespace {
 
+/// A whole decimal number in [Min, Max] (no sign, no leading zero).
+std::string parseCap(const std::string &V, const char *Flag, unsigned Min, unsigned Max,
+                     unsigned &Out) {
+  bool Digits = !V.empty() && V.size() <= 10 && (V == "0" || V[0] != '0');
+  for (char Ch : V)
+    Digits = Digits && Ch >= '0' && Ch <= '9';
+  unsigned long long N = Digits ? std::stoull(V) : 0;
+  if (!Digits || N < Min || N > Max)
+    return std::string(Flag) + " wants a whole number from " + std::to_string(Min) + " to " +
+           std::to_string(Max) + ", got '" + V + "'";
+  Out = unsigned(N);
+  return "";
+}
+
 /// What a flag does with its value; returns "" or an error message.
 using Action = std::function<std::string(CliOptions &, const std::string &)>;
 
@@ -170,6 +184,38 @@ const std::vector<Flag> &flags() {
       {{"--fix"}, "", "apply fix-its in place (atomically, per file)",
        [](CliOptions &C, const std::string &) -> std::string {
          C.Fix = true;
+         return "";
+       }},
+      {{"--unsafe-fixes"}, "",
+       "with --fix, also apply fix-its marked unsafe (a guard that skips\n"
+       "work: review the diff); --fix alone applies only safe ones",
+       [](CliOptions &C, const std::string &) -> std::string {
+         C.UnsafeFixes = true;
+         return "";
+       }},
+      {{"--fail-on-error"}, "",
+       "exit 2 when any file could not be analysed (a crash, the time or\n"
+       "memory cap, an unreadable file), even when others were",
+       [](CliOptions &C, const std::string &) -> std::string {
+         C.FailOnError = true;
+         return "";
+       }},
+      {{"--file-timeout"}, "SECONDS",
+       "wall-clock cap on one file's analysis (default 120); a file past it\n"
+       "is reported as failed and the scan goes on",
+       [](CliOptions &C, const std::string &V) -> std::string {
+         return parseCap(V, "--file-timeout", 1, 86400, C.FileTimeout);
+       }},
+      {{"--file-memory"}, "MIB",
+       "memory cap on one file's analysis in MiB (default 4096)",
+       [](CliOptions &C, const std::string &V) -> std::string {
+         return parseCap(V, "--file-memory", 64, 1u << 20, C.FileMemory);
+       }},
+      {{"--no-isolation"}, "",
+       "analyse files on threads of one process instead of worker processes\n"
+       "(for debugging: a crashing file then ends the whole scan)",
+       [](CliOptions &C, const std::string &) -> std::string {
+         C.NoIsolation = true;
          return "";
        }},
       {{"--list-rules"}, "", "print the rules and their options",

@@ -35,6 +35,11 @@ struct CliOptions {
   bool IncludeGenerated = false; ///< also scan generated files found in directories
   bool IncludeTests = false;     ///< also scan test and benchmark directories
   bool PerSite = false;          ///< one finding per site, not per value to widen
+  bool UnsafeFixes = false;      ///< --fix also applies fix-its marked unsafe
+  bool FailOnError = false;      ///< exit 2 when a file could not be analysed
+  bool NoIsolation = false;      ///< analyse on threads, not worker processes
+  unsigned FileTimeout = 120;    ///< seconds one file's analysis may take
+  unsigned FileMemory = 4096;    ///< MiB one file's analysis may use
 };
 
 /// Parses Args into C. Returns -1 to go on, or an exit status to stop with

@@ -53,14 +53,12 @@ bool parseBaseline(const std::string &Text, const std::string &Path, Baseline &O
 }
 
 bool readBaseline(const std::string &Path, Baseline &Out, std::string &Err) {
-  std::ifstream In(Path, std::ios::binary);
-  if (!In) {
-    Err = "cannot read baseline '" + Path + "'";
+  std::string Text, Why;
+  if (!readRegularFile(Path, Text, Why)) { // never a FIFO, a device or /dev/zero
+    Err = "cannot read baseline: " + Why;
     return false;
   }
-  std::ostringstream SS;
-  SS << In.rdbuf();
-  return parseBaseline(SS.str(), Path, Out, Err);
+  return parseBaseline(Text, Path, Out, Err);
 }
 
 std::string baselineFileKey(const std::string &BaselinePath, const std::string &File) {
@@ -87,28 +85,6 @@ std::string formatBaseline(const std::vector<Finding> &Fs, const std::vector<std
        << Fs[I].Range.Begin.Line << " " << Fn << "\n";
   }
   return OS.str();
-}
-
-bool writeFileAtomically(const std::string &Path, const std::string &Text, std::string &Err) {
-  std::string Tmp = Path + ".kvlint-tmp." + std::to_string(::getpid());
-  {
-    std::ofstream Out(Tmp, std::ios::binary | std::ios::trunc);
-    Out << Text;
-    Out.close();
-    if (!Out) {
-      Err = "cannot write '" + Tmp + "'";
-      std::remove(Tmp.c_str());
-      return false;
-    }
-  }
-  std::error_code EC;
-  fs::rename(Tmp, Path, EC);
-  if (EC) {
-    Err = "cannot write '" + Path + "': " + EC.message();
-    std::remove(Tmp.c_str());
-    return false;
-  }
-  return true;
 }
 
 } // namespace kvlint

@@ -16,6 +16,7 @@
 #ifndef KVLINT_TOOLS_BASELINE_H
 #define KVLINT_TOOLS_BASELINE_H
 
+#include "SafeWrite.h"
 #include "kvlint/Report.h"
 
 #include <functional>
@@ -43,8 +44,6 @@ std::string baselineFileKey(const std::string &BaselinePath, const std::string &
 std::string formatBaseline(const std::vector<Finding> &Fs, const std::vector<std::string> &FPs,
                            const std::function<std::string(const std::string &)> &FileKey = nullptr);
 
-/// Writes Text to Path atomically (a sibling temporary renamed over it).
-bool writeFileAtomically(const std::string &Path, const std::string &Text, std::string &Err);
 
 } // namespace kvlint
 

@@ -1,5 +1,6 @@
 //===- CompileDb.cpp - flags from compile_commands.json -------------------===//
 #include "CompileDb.h"
+#include "SafeWrite.h"
 
 #include "clang/Tooling/JSONCompilationDatabase.h"
 
@@ -17,7 +18,20 @@ const std::vector<std::string> *DbFlags::find(const std::string &Path) const {
   return It == ByFile.end() ? nullptr : &It->second;
 }
 
-std::vector<std::string> usefulFlags(const std::vector<std::string> &Cmd, const std::string &Dir) {
+/// Flags that load code, read a driver config or write files.
+static bool dangerous(const std::string &A) {
+  static const char *Prefixes[] = {"--config", "-MF", "-MD", "-MMD", "-MJ", "-MT", "-MQ",
+                                   "-fplugin", "-load", "-Xclang", "-Xpreprocessor", "-o",
+                                   "--output", "-fpass-plugin", "-fprofile", "-save-temps",
+                                   "-B", "--gcc-toolchain", "-ccc-", "-Wl,", "-Xlinker"};
+  for (const char *P : Prefixes)
+    if (A.rfind(P, 0) == 0)
+      return true;
+  return false;
+}
+
+std::vector<std::string> usefulFlags(const std::vector<std::string> &Cmd, const std::string &Dir,
+                                     std::set<std::string> *Dropped) {
   std::vector<std::string> Out;
   auto Abs = [&](const std::string &P) {
     return fs::path(P).is_absolute() ? P : (fs::path(Dir) / P).lexically_normal().string();
@@ -28,6 +42,8 @@ std::vector<std::string> usefulFlags(const std::vector<std::string> &Cmd, const 
   };
   for (size_t I = 1; I < Cmd.size(); ++I) {
     const std::string &A = Cmd[I];
+    if (Dropped && dangerous(A))
+      Dropped->insert(A.substr(0, A.find('=')).substr(0, 24));
     for (const char *F : {"-I", "-isystem", "-iquote", "-include", "-D", "-U"}) {
       std::string Fl = F;
       if (A == Fl && I + 1 < Cmd.size()) {
@@ -35,8 +51,12 @@ std::vector<std::string> usefulFlags(const std::vector<std::string> &Cmd, const 
         bool Path = Fl != "-D" && Fl != "-U";
         if (Path && CudaDir(V))
           break;
-        Out.push_back(Fl);
-        Out.push_back(Path ? Abs(V) : V);
+        if (Path) {
+          Out.push_back(Fl);
+          Out.push_back(Abs(V)); // absolute: never read as an option
+        } else {
+          Out.push_back(Fl + V); // one argument: "-D" "--config=x" cannot split
+        }
         break;
       }
       if (A.rfind(Fl, 0) == 0 && A.size() > Fl.size() && (Fl == "-I" || Fl == "-D" || Fl == "-U")) {
@@ -56,20 +76,34 @@ std::vector<std::string> usefulFlags(const std::vector<std::string> &Cmd, const 
   return Out;
 }
 
-bool loadDb(const std::string &Dir, DbFlags &Db, std::string &Err) {
-  std::string E;
-  auto J = clang::tooling::JSONCompilationDatabase::loadFromDirectory(Dir, E);
+bool loadDb(const std::string &Dir, DbFlags &Db, std::string &Err,
+            std::vector<std::string> *Notes) {
+  std::string Text, E;
+  std::string Path = Dir + "/compile_commands.json";
+  if (!readRegularFile(Path, Text, E)) {
+    Err = E;
+    return false;
+  }
+  auto J = clang::tooling::JSONCompilationDatabase::loadFromBuffer(
+      Text, E, clang::tooling::JSONCommandLineSyntax::AutoDetect);
   if (!J) {
     Err = E;
     return false;
   }
+  std::set<std::string> Dropped;
   for (const auto &Cmd : J->getAllCompileCommands()) {
     std::string File = fs::path(Cmd.Filename).is_absolute()
                            ? Cmd.Filename
                            : (fs::path(Cmd.Directory) / Cmd.Filename).string();
     std::error_code EC;
     std::string Canon = fs::weakly_canonical(File, EC).string();
-    Db.ByFile[Canon] = usefulFlags(Cmd.CommandLine, Cmd.Directory);
+    Db.ByFile[Canon] = usefulFlags(Cmd.CommandLine, Cmd.Directory, &Dropped);
+  }
+  if (Notes && !Dropped.empty()) {
+    std::string S = "compile database flags that load code or write files were dropped:";
+    for (const std::string &D : Dropped)
+      S += " " + D;
+    Notes->push_back(S);
   }
   return true;
 }

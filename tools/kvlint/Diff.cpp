@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <filesystem>
 #include <poll.h>
+#include <set>
 #include <signal.h>
 #include <spawn.h>
 #include <sstream>
@@ -182,11 +183,68 @@ bool parseUnifiedDiff(const std::string &Text, const std::string &Root, ChangedL
 
 namespace {
 
-/// Runs `git -c core.fsmonitor=false -C Dir Args...` (no shell), capturing
-/// stdout; on failure Err carries what git said. core.fsmonitor could name a
-/// program in the repository's own config: it is off.
+/// The environment git runs in: kvlint's own, less every GIT_* variable
+/// (GIT_DIR, GIT_EXTERNAL_DIFF, GIT_CONFIG_PARAMETERS, ...), with no system
+/// or global configuration, no pager, no prompt and no optional locks (a
+/// diff must not write the repository's index).
+std::vector<std::string> gitEnvironment() {
+  std::vector<std::string> Env;
+  for (char **E = environ; E && *E; ++E)
+    if (std::strncmp(*E, "GIT_", 4) != 0)
+      Env.push_back(*E);
+  for (const char *V : {"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null", "GIT_PAGER=cat",
+                        "GIT_TERMINAL_PROMPT=0", "GIT_OPTIONAL_LOCKS=0", "GIT_ATTR_NOSYSTEM=1",
+                        "GIT_NO_REPLACE_OBJECTS=1"})
+    Env.push_back(V);
+  return Env;
+}
+
+/// Runs `git <Safe...> -C Dir Args...` (no shell), capturing stdout; on
+/// failure Err carries what git said. The scanned repository is hostile
+/// (DESIGN.md §8): its own config may name programs (core.fsmonitor, a
+/// filter's clean command, an external diff, textconv), so every such key is
+/// switched off on the command line, which outranks any config file.
 bool runGit(const std::string &Dir, const std::vector<std::string> &Args, std::string &Out,
-            std::string &Err) {
+            std::string &Err, const std::vector<std::string> &Safe);
+
+/// The -c options that switch off what a repository's config could run.
+std::vector<std::string> baseSafety() {
+  return {"-c", "core.fsmonitor=false",  "-c", "core.attributesFile=/dev/null",
+          "-c", "core.hooksPath=/dev/null", "-c", "diff.external=",
+          "-c", "core.pager=cat",        "-c", "core.sshCommand=false",
+          "-c", "protocol.allow=never",  "-c", "submodule.recurse=false",
+          "-c", "core.alternateRefsCommand=false", "-c", "core.untrackedCache=false"};
+}
+
+/// Every filter driver the repository's configuration defines, switched
+/// off: an empty clean/smudge/process command runs nothing, and a filter
+/// marked required no longer fails the diff.
+bool filterSafety(const std::string &Dir, std::vector<std::string> &Safe, std::string &Err) {
+  std::string Keys, E;
+  std::vector<std::string> Probe = baseSafety();
+  // --name-only lists keys; `git config` exits 1 when none match.
+  if (!runGit(Dir, {"config", "--name-only", "--get-regexp", "^filter\\."}, Keys, E, Probe) &&
+      !Keys.empty()) {
+    Err = E;
+    return false;
+  }
+  std::set<std::string> Names;
+  std::istringstream In(Keys);
+  for (std::string K; std::getline(In, K);) {
+    // filter.<name>.<key>; <name> may itself hold dots.
+    size_t Last = K.rfind('.');
+    if (K.compare(0, 7, "filter.") != 0 || Last == std::string::npos || Last <= 7)
+      continue;
+    Names.insert(K.substr(7, Last - 7));
+  }
+  for (const std::string &N : Names)
+    for (const char *Key : {"clean=", "smudge=", "process=", "required=false"})
+      Safe.insert(Safe.end(), {"-c", "filter." + N + "." + Key});
+  return true;
+}
+
+bool runGit(const std::string &Dir, const std::vector<std::string> &Args, std::string &Out,
+            std::string &Err, const std::vector<std::string> &Safe) {
   int OutP[2], ErrP[2];
   if (pipe(OutP) || pipe(ErrP)) {
     Err = std::string("pipe: ") + std::strerror(errno);
@@ -200,13 +258,20 @@ bool runGit(const std::string &Dir, const std::vector<std::string> &Args, std::s
   posix_spawn_file_actions_addclose(&FA, ErrP[0]);
   posix_spawn_file_actions_addopen(&FA, 0, "/dev/null", O_RDONLY, 0);
   std::vector<char *> Argv;
-  std::vector<std::string> Full = {"git", "-c", "core.fsmonitor=false", "-C", Dir};
+  std::vector<std::string> Full = {"git", "--no-pager"};
+  Full.insert(Full.end(), Safe.begin(), Safe.end());
+  Full.insert(Full.end(), {"-C", Dir});
   Full.insert(Full.end(), Args.begin(), Args.end());
+  std::vector<std::string> Env = gitEnvironment();
+  std::vector<char *> Envp;
+  for (std::string &E : Env)
+    Envp.push_back(E.data());
+  Envp.push_back(nullptr);
   for (std::string &A : Full)
     Argv.push_back(A.data());
   Argv.push_back(nullptr);
   pid_t Pid;
-  int Rc = posix_spawnp(&Pid, "git", &FA, nullptr, Argv.data(), environ);
+  int Rc = posix_spawnp(&Pid, "git", &FA, nullptr, Argv.data(), Envp.data());
   posix_spawn_file_actions_destroy(&FA);
   close(OutP[1]);
   close(ErrP[1]);
@@ -259,16 +324,20 @@ bool gitDiff(const std::string &Dir, const std::string &Ref, ChangedLines &Out,
     Err = "--diff: '" + Ref + "' is not a git revision";
     return false;
   }
+  std::vector<std::string> Safe = baseSafety();
   std::string Root;
-  if (!runGit(Dir, {"rev-parse", "--show-toplevel"}, Root, Err))
+  if (!runGit(Dir, {"rev-parse", "--show-toplevel"}, Root, Err, Safe))
     return false;
   while (!Root.empty() && (Root.back() == '\n' || Root.back() == '\r'))
     Root.pop_back();
+  if (!filterSafety(Root, Safe, Err))
+    return false;
   std::string Text;
   if (!runGit(Root,
               {"diff", "--no-color", "--no-ext-diff", "--no-textconv", "--no-renames",
-               "--src-prefix=a/", "--dst-prefix=b/", "-U0", Ref, "--"},
-              Text, Err))
+               "--ignore-submodules=all", "--src-prefix=a/", "--dst-prefix=b/", "-U0", Ref,
+               "--"},
+              Text, Err, Safe))
     return false;
   return parseUnifiedDiff(Text, Root, Out, Err);
 }

@@ -16,6 +16,8 @@
 #include "Diff.h"
 #include "FileWalk.h"
 #include "Fixes.h"
+#include "SafeWrite.h"
+#include "Worker.h"
 #include "kvlint/Frontend.h"
 
 #include "kvlint/Report.h"
@@ -29,6 +31,7 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <sys/stat.h>
 #include <thread>
 
 namespace fs = std::filesystem;
@@ -57,14 +60,20 @@ bool loadDatabases(const CliOptions &C, DbFlags &Db, std::vector<FileNote> &Note
     Dirs.push_back(C.DbDir);
   } else {
     for (const std::string &In : C.Inputs)
-      if (fs::is_directory(In))
-        for (const std::string &D : {In, In + "/build"})
-          if (fs::exists(D + "/compile_commands.json"))
+      if (std::error_code EC; fs::is_directory(In, EC))
+        for (const std::string &D : {In, In + "/build"}) {
+          std::error_code EC;
+          if (fs::exists(fs::symlink_status(D + "/compile_commands.json", EC)))
             Dirs.push_back(D);
+        }
   }
   for (const std::string &D : Dirs) {
     std::string Err;
-    if (!loadDb(D, Db, Err)) {
+    std::vector<std::string> DbNotes;
+    bool Loaded = loadDb(D, Db, Err, &DbNotes);
+    for (const std::string &N : DbNotes)
+      Notes.push_back({D + "/compile_commands.json", N, false});
+    if (!Loaded) {
       if (!C.DbDir.empty()) {
         std::cerr << "kvlint: error: cannot load compile database from '" << D << "': " << Err
                   << "\n";
@@ -138,9 +147,47 @@ void buildTreeDtypes(const std::vector<std::string> &Files, unsigned Jobs, TreeD
 }
 #endif
 
+/// Keeps the first name of each real file (device and inode).
+void dedupeByIdentity(std::vector<std::string> &Files, std::vector<FileNote> &Notes) {
+  std::set<std::pair<dev_t, ino_t>> Seen;
+  std::map<std::pair<dev_t, ino_t>, std::string> First;
+  std::vector<std::string> Kept;
+  for (std::string &F : Files) {
+    struct stat St;
+    if (::stat(F.c_str(), &St) != 0) {
+      Kept.push_back(std::move(F));
+      continue;
+    }
+    auto Id = std::make_pair(St.st_dev, St.st_ino);
+    auto [It, New] = First.emplace(Id, F);
+    if (New)
+      Kept.push_back(std::move(F));
+    else
+      Notes.push_back({F, "the same file as '" + It->second + "': analysed once", false});
+  }
+  Files.swap(Kept);
+}
+
+int run(const std::vector<std::string> &Args);
+
 } // namespace
 
 int runDriver(const std::vector<std::string> &Args) {
+  // A path the file system rejects (too long, a symlink loop, no permission)
+  // is a clear error, never an abort.
+  try {
+    return run(Args);
+  } catch (const fs::filesystem_error &E) {
+    std::cerr << "kvlint: error: " << E.what() << "\n";
+  } catch (const std::exception &E) {
+    std::cerr << "kvlint: error: internal error: " << E.what() << "\n";
+  }
+  return 2;
+}
+
+namespace {
+
+int run(const std::vector<std::string> &Args) {
   CliOptions C;
   int Early = parseArgs(Args, C, std::cout, std::cerr);
   if (Early >= 0)
@@ -175,16 +222,22 @@ int runDriver(const std::vector<std::string> &Args) {
   Walk.Tests = !C.IncludeTests;
   for (const std::string &In : C.Inputs)
     collect(In, C.Excludes, Found, Notes, Walk);
+  // One real file is analysed (and fixed) once, however many names reach it:
+  // `r.cu ./r.cu`, a directory and a path inside it, a symlink beside it.
+  dedupeByIdentity(Found, Notes);
   // The table dtypes the scan's Python files allocate, read from every file
   // found (before sharding, so that each shard sees the same facts).
   TreeDtypes Tree;
 #ifdef KVLINT_HAVE_TRITON
   buildTreeDtypes(Found, C.Jobs, Tree);
 #endif
+  const size_t FoundInAllShards = Found.size();
   keepShard(Found, C.ShardI, C.ShardN);
   bool WholeTree = !C.Diff.empty();
-  for (const std::string &In : C.Inputs)
-    WholeTree |= fs::is_directory(In);
+  for (const std::string &In : C.Inputs) {
+    std::error_code EC;
+    WholeTree |= fs::is_directory(In, EC);
+  }
 
   // Each file's configuration: the nearest .clang-tidy, .kvlint.yaml files,
   // then the command line. Equal configurations share one rule set.
@@ -228,9 +281,10 @@ int runDriver(const std::vector<std::string> &Args) {
   std::string BaselinePath = C.Baseline;
   if (BaselinePath.empty() && C.WriteBaseline.empty()) {
     std::string Err;
-    fs::path First = fs::absolute(C.Inputs.front());
-    auto Cfg = Resolver.forDir(fs::is_directory(First) ? First.string()
-                                                       : First.parent_path().string(),
+    std::error_code EC;
+    fs::path First = fs::absolute(C.Inputs.front(), EC);
+    auto Cfg = Resolver.forDir(fs::is_directory(First, EC) ? First.string()
+                                                           : First.parent_path().string(),
                                Err);
     if (Cfg)
       BaselinePath = Cfg->Baseline;
@@ -255,40 +309,39 @@ int runDriver(const std::vector<std::string> &Args) {
     Scanned.insert(EC ? F : P);
   }
 
-  unsigned Jobs = C.Jobs ? C.Jobs : std::max(1u, std::thread::hardware_concurrency());
-  Jobs = std::min<unsigned>(Jobs, std::max<size_t>(1, Files.size()));
   std::vector<FileResult> Results(Files.size());
-  std::atomic<size_t> Next{0};
-  auto Worker = [&] {
-    for (size_t I; (I = Next++) < Files.size();) {
-      AnalyseInput AI;
-      AI.Opts = &Configs[I]->Opts;
-      AI.Rules = FileRules[I];
-      AI.Db = &Db;
-      AI.Extra = &C.Extra;
-      AI.Tree = &Tree;
-      AI.Scanned = &Scanned;
-      AI.DumpIR = C.DumpIR;
-      try {
-        Results[I] = analyseFile(Files[I], AI);
-      } catch (const std::exception &E) {
-        Results[I].Notes.push_back({Files[I], std::string("internal error: ") + E.what(), true});
-        Results[I].Failed = true;
-      }
-    }
-  };
-  std::vector<std::thread> Pool;
-  for (unsigned J = 1; J < Jobs; ++J)
-    Pool.emplace_back(Worker);
-  Worker();
-  for (auto &T : Pool)
-    T.join();
+  PoolLimits Limits;
+  Limits.Jobs = C.Jobs ? C.Jobs : std::max(1u, std::thread::hardware_concurrency());
+  Limits.TimeoutSeconds = C.FileTimeout;
+  Limits.MemoryMiB = C.FileMemory;
+  Limits.Isolate = !C.NoIsolation;
+  runPool(
+      Results,
+      [&](size_t I) {
+        AnalyseInput AI;
+        AI.Opts = &Configs[I]->Opts;
+        AI.Rules = FileRules[I];
+        AI.Db = &Db;
+        AI.Extra = &C.Extra;
+        AI.Tree = &Tree;
+        AI.Scanned = &Scanned;
+        AI.DumpIR = C.DumpIR;
+        return analyseFile(Files[I], AI);
+      },
+      [&](size_t I) { return Files[I]; }, Limits);
 
   std::vector<Finding> All;
   std::vector<FileNote> Loud;
   RunSummary Sum;
+  std::map<std::string, std::string> Hashes; // what each fix-it was computed from
   for (size_t I = 0; I < Files.size(); ++I) {
     FileResult &R = Results[I];
+    for (const auto &[File, H] : R.Hashes) {
+      auto [It, New] = Hashes.emplace(File, H);
+      if (!New && It->second != H)
+        It->second.clear(); // two workers read different bytes: fix neither
+    }
+    Sum.FilesPartial += R.Analysed && R.Partial;
     All.insert(All.end(), R.Findings.begin(), R.Findings.end());
     Notes.insert(Notes.end(), R.Notes.begin(), R.Notes.end());
     Loud.insert(Loud.end(), R.Loud.begin(), R.Loud.end());
@@ -304,6 +357,15 @@ int runDriver(const std::vector<std::string> &Args) {
   SourceCache Src;
   if (!C.WriteBaseline.empty()) {
     const std::string &Out = C.WriteBaseline;
+    {
+      std::error_code EC;
+      std::string Canon = fs::weakly_canonical(Out, EC).string();
+      if (!EC && Scanned.count(Canon)) {
+        std::cerr << "kvlint: error: refusing to write the baseline over '" << Out
+                  << "', a file this scan analyses\n";
+        return 2;
+      }
+    }
     auto Key = [&](const std::string &F) { return baselineFileKey(Out, F); };
     auto FPs = fingerprints(All, Src, Key);
     std::string Err;
@@ -371,10 +433,20 @@ int runDriver(const std::vector<std::string> &Args) {
   if (Quiet && C.Format == "text")
     std::cerr << "kvlint: " << Quiet << " note(s) about missing headers or recovered parse "
               << "errors; run with -v to see them\n";
-  if (WholeTree) {
-    std::cerr << "kvlint: " << Sum.FilesAnalysed << " file(s) analysed, "
-              << Skipped + Walk.GeneratedFiles + Walk.TestFiles << " skipped, " << Sum.FilesFailed
-              << " failed\n";
+  if (WholeTree || Sum.FilesFailed || Sum.FilesPartial) {
+    std::cerr << "kvlint: " << Sum.FilesAnalysed << " file(s) analysed";
+    if (Sum.FilesPartial)
+      std::cerr << " (" << Sum.FilesPartial << " partly)";
+    std::cerr << ", " << Skipped + Walk.GeneratedFiles + Walk.TestFiles + Walk.SpecialFiles
+              << " skipped, "
+              << Sum.FilesFailed << " failed\n";
+    if (Walk.SpecialFiles)
+      std::cerr << "kvlint: " << Walk.SpecialFiles
+                << " special file(s) named like sources (FIFO, device, socket, dangling link) "
+                   "not opened (-v names them)\n";
+    if (Walk.UnreadableDirs)
+      std::cerr << "kvlint: " << Walk.UnreadableDirs
+                << " director(ies) could not be read and were not scanned (-v names them)\n";
     if (Walk.GeneratedFiles)
       std::cerr << "kvlint: " << Walk.GeneratedFiles
                 << " generated file(s) skipped (--include-generated scans them)\n";
@@ -390,12 +462,35 @@ int runDriver(const std::vector<std::string> &Args) {
               << " site(s): the sites of one value to widen are one finding (--per-site "
                  "lists each)\n";
 
-  if (C.Fix && !All.empty() && applyAllFixes(All, std::cerr))
+  bool Broken = false;
+  if (C.WriteBaseline.empty() && !std::cout) {
+    // A report nobody received is no clean run (>/dev/full, a closed pipe).
+    std::cerr << "kvlint: error: cannot write the report to standard output\n";
+    Broken = true;
+  }
+  size_t Remaining = All.size();
+  if (C.Fix && !All.empty()) {
+    FixOutcome Fx = applyAllFixes(All, Hashes, C.UnsafeFixes, std::cerr);
+    Broken |= Fx.Failures != 0;
+    Remaining = All.size() - Fx.FindingsFixed;
+  }
+  if (Broken)
     return 2;
-  // Nothing analysed although there was input (or a bad path): an error.
+  // Nothing analysed although there was input (or a bad path), or nothing to
+  // analyse at all: an error, not a clean gate. With --diff, a change that
+  // touches no source is clean.
   if (Sum.FilesAnalysed == 0 && (!Files.empty() || !Notes.empty()))
     return 2;
-  return All.empty() ? 0 : 1;
+  if (Files.empty() && C.Diff.empty() && C.WriteBaseline.empty() &&
+      !(C.ShardN > 1 && FoundInAllShards > 0)) { // a CI matrix may have more shards than files
+    std::cerr << "kvlint: error: nothing to analyse: no source file "
+              << (Found.empty() ? "was found" : "is left after the excludes") << "\n";
+    return 2;
+  }
+  if (C.FailOnError && Sum.FilesFailed)
+    return 2;
+  return Remaining == 0 ? 0 : 1;
 }
 
+} // namespace
 } // namespace kvlint

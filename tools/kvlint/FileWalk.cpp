@@ -1,5 +1,6 @@
 //===- FileWalk.cpp - which files a scan visits ---------------------------===//
 #include "FileWalk.h"
+#include "SafeWrite.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -93,6 +94,10 @@ bool isGenerated(const std::string &Path) {
   return false;
 }
 
+std::string safeName(const std::string &P) {
+  return !P.empty() && P[0] == '-' ? "./" + P : P;
+}
+
 bool isTestDir(const std::string &Name) {
   return Name == "test" || Name == "tests" || Name == "benchmarks";
 }
@@ -100,58 +105,97 @@ bool isTestDir(const std::string &Name) {
 void collect(const std::string &Input, const std::vector<std::string> &Excludes,
              std::vector<std::string> &Files, std::vector<FileNote> &Notes, WalkSkips &Skips) {
   std::error_code EC;
+  if (Input.empty()) {
+    Notes.push_back({"''", "an empty path names no file", true});
+    return;
+  }
   fs::file_status St = fs::status(Input, EC);
   if (EC || !fs::exists(St)) {
-    Notes.push_back({Input, "no such file or directory", true});
+    std::string Kind = specialKind(Input);
+    Notes.push_back({Input, EC && EC != std::errc::no_such_file_or_directory
+                                ? EC.message()
+                                : Kind.empty() ? "no such file or directory" : Kind,
+                     true});
     return;
   }
   if (fs::is_regular_file(St)) {
-    Files.push_back(Input);
+    Files.push_back(safeName(Input));
     return;
   }
   if (!fs::is_directory(St)) {
-    Notes.push_back({Input, "not a regular file or directory", true});
+    Notes.push_back({Input, "is " + specialKind(Input) + ", not a regular file or directory; "
+                            "not analysed",
+                     true});
     return;
   }
+  // An explicit walk, one directory at a time: every directory that cannot
+  // be read, and every special file or dangling link with a source
+  // extension, gets a note; directory symlinks are not followed (no loops).
   std::vector<std::string> Found;
-  fs::recursive_directory_iterator It(Input, fs::directory_options::skip_permission_denied, EC),
-      End;
-  if (EC) {
-    Notes.push_back({Input, "cannot read directory: " + EC.message(), true});
-    return;
-  }
-  // The test directory the walk is in (its depth), whose files are counted
-  // and left out.
-  int InTests = -1;
-  for (; It != End; It.increment(EC)) {
+  struct Dir {
+    fs::path Path;
+    int Depth;
+    bool InTests;
+  };
+  std::vector<Dir> Stack = {{fs::path(Input), 0, false}};
+  while (!Stack.empty()) {
+    Dir D = std::move(Stack.back());
+    Stack.pop_back();
+    fs::directory_iterator It(D.Path, EC), End;
     if (EC) {
-      Notes.push_back({Input, "error while walking: " + EC.message(), false});
+      Notes.push_back({D.Path.string(), "directory not scanned: " + EC.message(), D.Depth == 0});
+      Skips.UnreadableDirs += D.Depth > 0;
       EC.clear();
       continue;
     }
-    std::string Name = It->path().filename().string();
-    std::error_code E2;
-    if (InTests >= 0 && It.depth() <= InTests)
-      InTests = -1;
-    if (It->is_directory(E2)) {
-      if ((!Name.empty() && Name[0] == '.') || Name == "__pycache__" || Name == "node_modules" ||
-          excluded(It->path().string(), Excludes))
-        It.disable_recursion_pending();
-      else if (InTests < 0 && Skips.Tests && isTestDir(Name))
-        InTests = It.depth();
-      continue;
+    std::vector<Dir> Sub;
+    for (; It != End; It.increment(EC)) {
+      if (EC) {
+        Notes.push_back({D.Path.string(), "error while listing: " + EC.message(), false});
+        break;
+      }
+      const fs::path &P = It->path();
+      std::string Name = P.filename().string();
+      std::error_code E2;
+      fs::file_status L = It->symlink_status(E2);
+      if (E2)
+        continue;
+      if (fs::is_directory(L)) {
+        if ((!Name.empty() && Name[0] == '.') || Name == "__pycache__" || Name == "node_modules" ||
+            excluded(P.string(), Excludes))
+          continue;
+        Sub.push_back({P, D.Depth + 1, D.InTests || (Skips.Tests && isTestDir(Name))});
+        continue;
+      }
+      if (!isSourceExt(Name) || excluded(P.string(), Excludes))
+        continue;
+      fs::file_status T = It->status(E2); // through a symlink
+      if (E2 || !fs::is_regular_file(T)) {
+        if (fs::is_directory(T))
+          continue; // a symlink to a directory named like a source: not followed
+        std::string Kind = specialKind(P.string());
+        Notes.push_back({safeName(P.lexically_normal().string()),
+                         "skipped: " + (Kind.empty() ? std::string("not a regular file") : Kind),
+                         false});
+        ++Skips.SpecialFiles;
+        continue;
+      }
+      if (D.InTests) {
+        ++Skips.TestFiles;
+        continue;
+      }
+      if (Skips.Generated && isGenerated(P.string())) {
+        ++Skips.GeneratedFiles;
+        continue;
+      }
+      Found.push_back(safeName(P.lexically_normal().string()));
     }
-    if (!It->is_regular_file(E2) || !isSourceExt(Name) || excluded(It->path().string(), Excludes))
-      continue;
-    if (InTests >= 0) {
-      ++Skips.TestFiles;
-      continue;
-    }
-    if (Skips.Generated && isGenerated(It->path().string())) {
-      ++Skips.GeneratedFiles;
-      continue;
-    }
-    Found.push_back(It->path().lexically_normal().string());
+    EC.clear();
+    // Depth-first in name order, as the sorted list below is anyway.
+    std::sort(Sub.begin(), Sub.end(),
+              [](const Dir &A, const Dir &B) { return A.Path.string() > B.Path.string(); });
+    for (Dir &S : Sub)
+      Stack.push_back(std::move(S));
   }
   std::sort(Found.begin(), Found.end());
   Files.insert(Files.end(), Found.begin(), Found.end());

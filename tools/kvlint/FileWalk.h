@@ -25,6 +25,11 @@ bool isGenerated(const std::string &Path);
 /// A directory of tests or benchmarks ('test', 'tests', 'benchmarks'): the
 /// kernels there are references and harnesses run at the sizes the test
 /// picks, not what the engine deploys.
+/// A path no tool can take for an option: "-x.cu" becomes "./-x.cu". Every
+/// name the walk finds is spelled so (clang's cc1 reads its input without a
+/// `--`).
+std::string safeName(const std::string &P);
+
 bool isTestDir(const std::string &Name);
 
 /// What a directory walk leaves out by default, and how much it left out.
@@ -32,6 +37,11 @@ struct WalkSkips {
   bool Generated = true; ///< skip generated files (isGenerated)
   bool Tests = true;     ///< skip test and benchmark directories (isTestDir)
   unsigned GeneratedFiles = 0, TestFiles = 0;
+  /// Named like sources but FIFOs, devices, sockets or dangling links: never
+  /// opened, each named in a note (-v), counted in the summary.
+  unsigned SpecialFiles = 0;
+  /// Directories below an input that could not be read.
+  unsigned UnreadableDirs = 0;
 };
 
 /// Appends Input (a file) or the source files below Input (a directory,

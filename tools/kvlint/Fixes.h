@@ -4,16 +4,32 @@
 
 #include "kvlint/Rule.h"
 
+#include <map>
 #include <ostream>
+#include <string>
 #include <vector>
 
 namespace kvlint {
 
-/// Applies every finding's fix-its to its file: each file is written to a
-/// sibling temporary and renamed over the original (permissions kept), so
-/// it is either the old or the new version. Reports each file on Err;
-/// returns the number of files that could not be written.
-int applyAllFixes(const std::vector<Finding> &Fs, std::ostream &Err);
+struct FixOutcome {
+  unsigned Failures = 0;      ///< files that could not be (or were refused to be) fixed
+  size_t FindingsFixed = 0;   ///< findings whose every fix-it was applied
+  unsigned UnsafeSkipped = 0; ///< unsafe fix-its left out (no --unsafe-fixes)
+};
+
+/// Applies the findings' fix-its, each real file once:
+///  - a file is named by its resolved path (a symlink is fixed at its target,
+///    never replaced), and all names of one file share one set of edits;
+///  - the file is locked (flock) against a concurrent --fix, re-read, and
+///    fixed only when its bytes still hash to Hashes[name], the bytes the
+///    fix-its were computed from;
+///  - identical edits reached twice are applied once;
+///  - the result is written with writeFileAtomically (mode and owner kept;
+///    hard-linked or special files refused).
+/// Unsafe fix-its are applied only with Unsafe. Reports each file on Err.
+FixOutcome applyAllFixes(const std::vector<Finding> &Fs,
+                         const std::map<std::string, std::string> &Hashes, bool Unsafe,
+                         std::ostream &Err);
 
 } // namespace kvlint
 

@@ -35,6 +35,9 @@ void lowerASTContext(clang::ASTContext &Ctx, Language L, bool MainFileOnly,
 /// What the CLI knows about one file before parsing it.
 struct ClangInput {
   std::string Path;
+  /// The file's bytes as the caller read them: clang parses exactly these
+  /// (not a second read of Path), so fix-it offsets refer to them.
+  std::string Source;
   Language Lang = Language::Cpp;
   /// Flags taken from a compile database (-I -D -U -std -include ...), or
   /// empty to use the built-in defaults for the language.
@@ -49,6 +52,10 @@ struct ClangInput {
 
 /// Parses a file (device pass, plus a host pass when asked) and lowers it.
 /// Missing headers are skipped and named in Notes; parse errors are counted.
+/// The path reaches clang's driver after `--`, so no file name becomes an
+/// option, and no driver configuration file is read. Includes that are not
+/// regular files (a FIFO, a device) or that exceed MaxIncludeBytes are
+/// treated as missing and named in Notes.
 LoweredFile lowerClangFile(const ClangInput &In);
 
 /// The language a C/C++-family file is analysed as: .cu/.cuh are CUDA, .hip

@@ -37,6 +37,7 @@ struct FileNote {
 struct RunSummary {
   unsigned FilesAnalysed = 0;
   unsigned FilesFailed = 0;
+  unsigned FilesPartial = 0; ///< analysed, but part of the file could not be
   unsigned Functions = 0;
   unsigned Folded = 0; ///< sites reported as notes of another finding (groupSites)
 };
