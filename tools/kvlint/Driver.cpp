@@ -311,7 +311,10 @@ int run(const std::vector<std::string> &Args) {
 
   std::vector<FileResult> Results(Files.size());
   PoolLimits Limits;
-  Limits.Jobs = C.Jobs ? C.Jobs : std::max(1u, std::thread::hardware_concurrency());
+  // At most one worker per hardware thread: the analysis is CPU-bound, and
+  // -j 100000 must not start 100000 processes.
+  unsigned Cores = std::max(1u, std::thread::hardware_concurrency());
+  Limits.Jobs = C.Jobs ? std::min(C.Jobs, Cores) : Cores;
   Limits.TimeoutSeconds = C.FileTimeout;
   Limits.MemoryMiB = C.FileMemory;
   Limits.Isolate = !C.NoIsolation;
@@ -484,7 +487,9 @@ int run(const std::vector<std::string> &Args) {
   if (Files.empty() && C.Diff.empty() && C.WriteBaseline.empty() &&
       !(C.ShardN > 1 && FoundInAllShards > 0)) { // a CI matrix may have more shards than files
     std::cerr << "kvlint: error: nothing to analyse: no source file "
-              << (Found.empty() ? "was found" : "is left after the excludes") << "\n";
+              << (Found.empty() && C.Excludes.empty() ? "was found"
+                                                       : "is left after the excludes")
+              << "\n";
     return 2;
   }
   if (C.FailOnError && Sum.FilesFailed)
