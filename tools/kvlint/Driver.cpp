@@ -127,12 +127,9 @@ void buildTreeDtypes(const std::vector<std::string> &Files, unsigned Jobs, TreeD
   std::atomic<size_t> Next{0};
   auto Worker = [&](unsigned J) {
     for (size_t I; (I = Next++) < Py.size();) {
-      std::ifstream In(*Py[I], std::ios::binary);
-      if (!In)
-        continue;
-      std::ostringstream SS;
-      SS << In.rdbuf();
-      Parts[J].addFile(SS.str());
+      std::string Text, Err;
+      if (readRegularFile(*Py[I], Text, Err, size_t(64) << 20))
+        Parts[J].addFile(Text);
     }
   };
   std::vector<std::thread> Pool;
