@@ -4,6 +4,7 @@
 
 #include "clang/Tooling/JSONCompilationDatabase.h"
 
+#include <algorithm>
 #include <filesystem>
 
 namespace fs = std::filesystem;
@@ -82,6 +83,30 @@ bool loadDb(const std::string &Dir, DbFlags &Db, std::string &Err,
   std::string Path = Dir + "/compile_commands.json";
   if (!readRegularFile(Path, Text, E)) {
     Err = E;
+    return false;
+  }
+  // LLVM's reader recurses per nesting level, and this file is the tree's:
+  // a database nested a hundred thousand deep would overflow the driver's
+  // stack. A real one nests three levels.
+  int Depth = 0, Max = 0;
+  bool InString = false;
+  for (size_t I = 0; I < Text.size(); ++I) {
+    char C = Text[I];
+    if (InString) {
+      if (C == '\\')
+        ++I;
+      else if (C == '"')
+        InString = false;
+    } else if (C == '"') {
+      InString = true;
+    } else if (C == '[' || C == '{') {
+      Max = std::max(Max, ++Depth);
+    } else if (C == ']' || C == '}') {
+      --Depth;
+    }
+  }
+  if (Max > 32) {
+    Err = "'" + Path + "' nests deeper than 32 levels; not a compile database";
     return false;
   }
   auto J = clang::tooling::JSONCompilationDatabase::loadFromBuffer(
