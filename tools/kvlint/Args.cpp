@@ -158,6 +158,13 @@ const std::vector<Flag> &flags() {
          C.WriteBaseline = V;
          return "";
        }},
+      {{"--prune-baseline"}, "",
+       "rewrite the baseline without the entries no finding matched\n"
+       "(of the files this run analysed)",
+       [](CliOptions &C, const std::string &) -> std::string {
+         C.PruneBaseline = true;
+         return "";
+       }},
       {{"--diff"}, "REF|-",
        "report only findings on lines changed since git REF\n"
        "(runs 'git diff -U0 REF'), or in a unified diff on stdin",

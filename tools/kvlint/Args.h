@@ -26,6 +26,7 @@ struct CliOptions {
   std::vector<ConfigFile> Overrides;
   std::string Baseline;      ///< --baseline FILE: report only findings not in it
   std::string WriteBaseline; ///< --write-baseline FILE
+  bool PruneBaseline = false; ///< --prune-baseline: drop the baseline's gone entries
   std::string Diff;          ///< --diff REF or '-': only findings on changed lines
   std::string Format = "text";
   std::string DbDir;

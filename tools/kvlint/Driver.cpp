@@ -16,6 +16,7 @@
 #include "Diff.h"
 #include "FileWalk.h"
 #include "Fixes.h"
+#include "Outputs.h"
 #include "kvlint/Frontend.h"
 
 #include "kvlint/Report.h"
@@ -223,26 +224,10 @@ int runDriver(const std::vector<std::string> &Args) {
     FileRules.push_back(Set.get());
   }
 
-  // The baseline: --baseline, else the Baseline key of the first input's
-  // .kvlint.yaml. Read before the scan so a bad file costs nothing.
-  std::string BaselinePath = C.Baseline;
-  if (BaselinePath.empty() && C.WriteBaseline.empty()) {
-    std::string Err;
-    fs::path First = fs::absolute(C.Inputs.front());
-    auto Cfg = Resolver.forDir(fs::is_directory(First) ? First.string()
-                                                       : First.parent_path().string(),
-                               Err);
-    if (Cfg)
-      BaselinePath = Cfg->Baseline;
-  }
-  Baseline Known;
-  if (!BaselinePath.empty() && C.WriteBaseline.empty()) {
-    std::string Err;
-    if (!readBaseline(BaselinePath, Known, Err)) {
-      std::cerr << "kvlint: error: " << Err << "\n";
-      return 2;
-    }
-  }
+  // The baseline, read before the scan so a bad file costs nothing.
+  BaselineState Known;
+  if (!loadBaselineFor(C, Resolver, Known))
+    return 2;
 
   DbFlags Db;
   if (!loadDatabases(C, Db, Notes))
@@ -284,118 +269,26 @@ int runDriver(const std::vector<std::string> &Args) {
   for (auto &T : Pool)
     T.join();
 
-  std::vector<Finding> All;
-  std::vector<FileNote> Loud;
-  RunSummary Sum;
+  ScanOutcome Out;
+  Out.Notes = std::move(Notes);
   for (size_t I = 0; I < Files.size(); ++I) {
     FileResult &R = Results[I];
-    All.insert(All.end(), R.Findings.begin(), R.Findings.end());
-    Notes.insert(Notes.end(), R.Notes.begin(), R.Notes.end());
-    Loud.insert(Loud.end(), R.Loud.begin(), R.Loud.end());
-    Sum.FilesAnalysed += R.Analysed;
-    Sum.FilesFailed += R.Failed;
-    Sum.Functions += R.Functions;
+    Out.All.insert(Out.All.end(), R.Findings.begin(), R.Findings.end());
+    Out.Notes.insert(Out.Notes.end(), R.Notes.begin(), R.Notes.end());
+    Out.Loud.insert(Out.Loud.end(), R.Loud.begin(), R.Loud.end());
+    Out.Sum.FilesAnalysed += R.Analysed;
+    Out.Sum.FilesFailed += R.Failed;
+    Out.Sum.Functions += R.Functions;
     Skipped += R.Skipped;
     if (C.DumpIR)
       std::cout << R.DumpText;
   }
-  dedupeAndSort(All);
-
-  SourceCache Src;
-  if (!C.WriteBaseline.empty()) {
-    const std::string &Out = C.WriteBaseline;
-    auto Key = [&](const std::string &F) { return baselineFileKey(Out, F); };
-    auto FPs = fingerprints(All, Src, Key);
-    std::string Err;
-    if (!writeFileAtomically(Out, formatBaseline(All, FPs, Key), Err)) {
-      std::cerr << "kvlint: error: " << Err << "\n";
-      return 2;
-    }
-    std::cerr << "kvlint: wrote " << All.size() << " finding(s) to baseline " << Out << "\n";
-    All.clear();
-  }
-
-  // Only new findings (not in the baseline) on changed lines (--diff).
-  std::vector<std::string> SarifFPs = fingerprints(All, Src);
-  unsigned InBaseline = 0;
-  {
-    std::vector<std::string> BaseFPs;
-    if (!Known.Fingerprints.empty())
-      BaseFPs = fingerprints(All, Src, [&](const std::string &F) {
-        return baselineFileKey(BaselinePath, F);
-      });
-    std::vector<Finding> Kept;
-    std::vector<std::string> KeptFPs;
-    for (size_t I = 0; I < All.size(); ++I) {
-      if (!BaseFPs.empty() && Known.Fingerprints.count(BaseFPs[I])) {
-        ++InBaseline;
-        continue;
-      }
-      const SrcRange &R = All[I].Range;
-      if (!C.Diff.empty() &&
-          !Changed.touches(R.Begin.File, R.Begin.Line, R.End.valid() ? R.End.Line : R.Begin.Line))
-        continue;
-      Kept.push_back(std::move(All[I]));
-      KeptFPs.push_back(SarifFPs[I]);
-    }
-    All.swap(Kept);
-    SarifFPs.swap(KeptFPs);
-  }
-  // One finding per root cause, after the baseline and --diff: a site that
-  // is new joins no group of known ones.
-  if (!C.PerSite)
-    Sum.Folded = groupSites(All, &SarifFPs);
-
-  if (C.WriteBaseline.empty()) {
-    if (C.Format == "json")
-      renderJson(All, Notes, Sum, std::cout);
-    else if (C.Format == "sarif")
-      renderSarif(All, Notes, Src, std::cout, &SarifFPs);
-    else
-      renderText(All, Src, std::cout);
-    std::cout.flush();
-  }
-
-  // Errors always reach stderr; notes only with -v, plus a one-line summary.
-  unsigned Quiet = 0;
-  for (const FileNote &N : Notes) {
-    if (N.Error || C.Verbose)
-      std::cerr << "kvlint: " << (N.Error ? "error: " : "note: ") << N.File << ": " << N.Message
-                << "\n";
-    else
-      ++Quiet;
-  }
-  if (!C.Verbose)
-    for (const FileNote &N : Loud)
-      std::cerr << "kvlint: note: " << N.File << ": " << N.Message << "\n";
-  if (Quiet && C.Format == "text")
-    std::cerr << "kvlint: " << Quiet << " note(s) about missing headers or recovered parse "
-              << "errors; run with -v to see them\n";
-  if (WholeTree) {
-    std::cerr << "kvlint: " << Sum.FilesAnalysed << " file(s) analysed, "
-              << Skipped + Walk.GeneratedFiles + Walk.TestFiles << " skipped, " << Sum.FilesFailed
-              << " failed\n";
-    if (Walk.GeneratedFiles)
-      std::cerr << "kvlint: " << Walk.GeneratedFiles
-                << " generated file(s) skipped (--include-generated scans them)\n";
-    if (Walk.TestFiles)
-      std::cerr << "kvlint: " << Walk.TestFiles
-                << " file(s) in test or benchmark directories skipped (--include-tests scans "
-                   "them)\n";
-  }
-  if (InBaseline)
-    std::cerr << "kvlint: " << InBaseline << " finding(s) in the baseline not shown\n";
-  if (Sum.Folded && C.Format == "text")
-    std::cerr << "kvlint: " << All.size() << " finding(s) at " << All.size() + Sum.Folded
-              << " site(s): the sites of one value to widen are one finding (--per-site "
-                 "lists each)\n";
-
-  if (C.Fix && !All.empty() && applyAllFixes(All, std::cerr))
-    return 2;
-  // Nothing analysed although there was input (or a bad path): an error.
-  if (Sum.FilesAnalysed == 0 && (!Files.empty() || !Notes.empty()))
-    return 2;
-  return All.empty() ? 0 : 1;
+  dedupeAndSort(Out.All);
+  Out.Skipped = Skipped;
+  Out.Walk = Walk;
+  Out.WholeTree = WholeTree;
+  Out.Files = Files;
+  return reportScan(C, Out, Known, Changed);
 }
 
 } // namespace kvlint

@@ -1,0 +1,253 @@
+//===- Outputs.cpp - after the scan: baseline, --diff, reports -------------===//
+#include "Outputs.h"
+#include "Fixes.h"
+#include "RuleDocs.h"
+
+#include "kvlint/Report.h"
+#include "kvlint/Rule.h"
+
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <set>
+#include <sstream>
+
+namespace fs = std::filesystem;
+
+namespace kvlint {
+
+bool loadBaselineFor(const CliOptions &C, ConfigResolver &Resolver, BaselineState &B) {
+  B = BaselineState();
+  if (!C.WriteBaseline.empty())
+    return true;
+  B.Path = C.Baseline;
+  if (B.Path.empty() && !C.Inputs.empty()) {
+    std::string Err;
+    fs::path First = fs::absolute(C.Inputs.front());
+    auto Cfg = Resolver.forDir(
+        fs::is_directory(First) ? First.string() : First.parent_path().string(), Err);
+    if (Cfg)
+      B.Path = Cfg->Baseline;
+  }
+  if (B.Path.empty()) {
+    if (C.PruneBaseline) {
+      std::cerr << "kvlint: error: --prune-baseline needs a baseline (--baseline FILE or "
+                   "'Baseline:' in .kvlint.yaml)\n";
+      return false;
+    }
+    return true;
+  }
+  std::string Err;
+  if (!readBaseline(B.Path, B.Known, Err)) {
+    std::cerr << "kvlint: error: " << Err << "\n";
+    return false;
+  }
+  B.Active = true;
+  if (B.Known.Version == 1)
+    std::cerr << "kvlint: note: " << B.Path
+              << " is a v1 baseline (fingerprints with an occurrence index, which a new site "
+                 "above old ones shifts); matched as v1. --prune-baseline rewrites it as v2\n";
+  return true;
+}
+
+std::string sourceRoot(const CliOptions &C, const BaselineState &B) {
+  if (!C.Inputs.empty()) {
+    std::string Top = gitTopLevel(C.Inputs.front());
+    if (!Top.empty())
+      return Top;
+  }
+  if (!B.Path.empty())
+    return baselineRoot(B.Path);
+  std::error_code EC;
+  return fs::current_path(EC).string();
+}
+
+namespace {
+
+/// The findings the baseline accounts for are removed from S.All; the
+/// summary goes to stderr; --prune-baseline rewrites the file.
+bool applyBaseline(const CliOptions &C, ScanOutcome &S, const BaselineState &B,
+                   const ChangedLines &Changed, SourceCache &Src, unsigned &Hidden,
+                   std::ostream &Said) {
+  auto Key = [&](const std::string &F) { return baselineFileKey(B.Path, F); };
+  std::vector<std::string> FPs = B.Known.Version == 1 ? legacyFingerprints(S.All, Src, Key)
+                                                      : fingerprints(S.All, Src, Key);
+  std::vector<std::string> Sites = siteHashes(S.All, Src);
+  std::vector<BaselineSite> In;
+  for (size_t I = 0; I < S.All.size(); ++I) {
+    const SrcRange &R = S.All[I].Range;
+    BaselineSite X;
+    X.Fingerprint = FPs[I];
+    X.Site = Sites[I];
+    X.Line = R.Begin.Line;
+    X.Changed = !C.Diff.empty() &&
+                Changed.touches(R.Begin.File, R.Begin.Line, R.End.valid() ? R.End.Line : R.Begin.Line);
+    In.push_back(X);
+  }
+  BaselineMatch M = matchBaseline(B.Known, In);
+  // Gone: entries no finding matched, of files this run analysed (an entry
+  // of a file --diff or --shard left out is not known to be gone).
+  std::set<std::string> Analysed;
+  for (const std::string &F : S.Files)
+    Analysed.insert(Key(F));
+  for (const Finding &F : S.All)
+    Analysed.insert(Key(F.Range.Begin.File));
+  unsigned Gone = 0, Unchecked = 0;
+  for (size_t E = 0; E < B.Known.Entries.size(); ++E)
+    if (!M.EntryUsed[E])
+      (Analysed.count(B.Known.Entries[E].File) ? Gone : Unchecked)++;
+  Said << "kvlint: baseline " << B.Path << ": " << M.Matched << " matched (not shown), "
+            << M.New << " new, " << Gone << " gone"
+            << (Gone && !C.PruneBaseline ? " (--prune-baseline drops them)" : "") << "\n";
+
+  if (C.PruneBaseline) {
+    std::vector<Finding> Kept;
+    std::vector<std::string> KeptFPs, KeptSites;
+    std::vector<std::string> NewFPs =
+        B.Known.Version == 1 ? fingerprints(S.All, Src, Key) : FPs;
+    for (size_t I = 0; I < S.All.size(); ++I)
+      if (M.Known[I]) {
+        Kept.push_back(S.All[I]);
+        KeptFPs.push_back(NewFPs[I]);
+        KeptSites.push_back(Sites[I]);
+      }
+    std::string Text = formatBaseline(Kept, KeptFPs, KeptSites, Key);
+    unsigned Lost = 0;
+    for (size_t E = 0; E < B.Known.Entries.size(); ++E)
+      if (!M.EntryUsed[E] && !Analysed.count(B.Known.Entries[E].File)) {
+        if (B.Known.Version == 1)
+          ++Lost; // a v1 line cannot be carried into a v2 file
+        else
+          Text += B.Known.Entries[E].Raw + "\n";
+      }
+    std::string Err;
+    if (!writeFileAtomically(B.Path, Text, Err)) {
+      std::cerr << "kvlint: error: " << Err << "\n";
+      return false;
+    }
+    Said << "kvlint: pruned baseline " << B.Path << ": " << Gone << " gone entr"
+              << (Gone == 1 ? "y" : "ies") << " dropped, " << Kept.size() + (Unchecked - Lost)
+              << " kept\n";
+    if (Lost)
+      Said << "kvlint: warning: " << Lost
+                << " v1 entr" << (Lost == 1 ? "y" : "ies")
+                << " of files this run did not analyse dropped: re-record with --write-baseline "
+                   "on the whole tree\n";
+  }
+
+  std::vector<Finding> Rest;
+  for (size_t I = 0; I < S.All.size(); ++I) {
+    if (M.Known[I])
+      ++Hidden;
+    else
+      Rest.push_back(std::move(S.All[I]));
+  }
+  S.All.swap(Rest);
+  return true;
+}
+
+} // namespace
+
+int reportScan(const CliOptions &C, ScanOutcome &S, const BaselineState &B,
+               const ChangedLines &Changed) {
+  SourceCache Src;
+  std::vector<Finding> &All = S.All;
+  RunSummary &Sum = S.Sum;
+  if (!C.WriteBaseline.empty()) {
+    const std::string &Out = C.WriteBaseline;
+    auto Key = [&](const std::string &F) { return baselineFileKey(Out, F); };
+    auto FPs = fingerprints(All, Src, Key);
+    auto Sites = siteHashes(All, Src);
+    std::string Err;
+    if (!writeFileAtomically(Out, formatBaseline(All, FPs, Sites, Key), Err)) {
+      std::cerr << "kvlint: error: " << Err << "\n";
+      return 2;
+    }
+    std::cerr << "kvlint: wrote " << All.size() << " finding(s) to baseline " << Out << "\n";
+    All.clear();
+  }
+
+  // Only new findings (not in the baseline) on changed lines (--diff).
+  unsigned InBaseline = 0;
+  std::ostringstream BaselineSaid; // said after the findings, with the other summaries
+  if (B.Active && !applyBaseline(C, S, B, Changed, Src, InBaseline, BaselineSaid))
+    return 2;
+  if (!C.Diff.empty()) {
+    std::vector<Finding> Kept;
+    for (Finding &F : All) {
+      const SrcRange &R = F.Range;
+      if (Changed.touches(R.Begin.File, R.Begin.Line, R.End.valid() ? R.End.Line : R.Begin.Line))
+        Kept.push_back(std::move(F));
+    }
+    All.swap(Kept);
+  }
+  std::string Root = sourceRoot(C, B);
+  std::vector<std::string> SarifFPs =
+      fingerprints(All, Src, [&](const std::string &F) { return rootRelative(Root, F); });
+  // One finding per root cause, after the baseline and --diff: a site that
+  // is new joins no group of known ones.
+  if (!C.PerSite)
+    Sum.Folded = groupSites(All, &SarifFPs);
+
+  if (C.WriteBaseline.empty()) {
+    if (C.Format == "json") {
+      renderJson(All, S.Notes, Sum, std::cout);
+    } else if (C.Format == "sarif") {
+      SarifOptions O;
+      O.SrcRoot = Root;
+      O.Version = kvlintVersion();
+      O.HelpBase = kvlintDocsUrl() + "rules/";
+      O.InformationUri = kvlintHomepage();
+      O.RuleDoc = ruleDoc;
+      O.NotesPerFile = C.Verbose ? 0 : 3;
+      O.Fingerprints = &SarifFPs;
+      renderSarif(All, S.Notes, Src, std::cout, O);
+    } else {
+      renderText(All, Src, std::cout);
+    }
+    std::cout.flush();
+  }
+
+  // Errors always reach stderr; notes only with -v, plus a one-line summary.
+  unsigned Quiet = 0;
+  for (const FileNote &N : S.Notes) {
+    if (N.Error || C.Verbose)
+      std::cerr << "kvlint: " << (N.Error ? "error: " : "note: ") << N.File << ": " << N.Message
+                << "\n";
+    else
+      ++Quiet;
+  }
+  if (!C.Verbose)
+    for (const FileNote &N : S.Loud)
+      std::cerr << "kvlint: note: " << N.File << ": " << N.Message << "\n";
+  if (Quiet && C.Format == "text")
+    std::cerr << "kvlint: " << Quiet << " note(s) about missing headers or recovered parse "
+              << "errors; run with -v to see them\n";
+  if (S.WholeTree) {
+    std::cerr << "kvlint: " << Sum.FilesAnalysed << " file(s) analysed, "
+              << S.Skipped + S.Walk.GeneratedFiles + S.Walk.TestFiles << " skipped, "
+              << Sum.FilesFailed << " failed\n";
+    if (S.Walk.GeneratedFiles)
+      std::cerr << "kvlint: " << S.Walk.GeneratedFiles
+                << " generated file(s) skipped (--include-generated scans them)\n";
+    if (S.Walk.TestFiles)
+      std::cerr << "kvlint: " << S.Walk.TestFiles
+                << " file(s) in test or benchmark directories skipped (--include-tests scans "
+                   "them)\n";
+  }
+  (void)InBaseline;
+  std::cerr << BaselineSaid.str();
+  if (Sum.Folded && C.Format == "text")
+    std::cerr << "kvlint: " << All.size() << " finding(s) at " << All.size() + Sum.Folded
+              << " site(s): the sites of one value to widen are one finding (--per-site "
+                 "lists each)\n";
+
+  if (C.Fix && !All.empty() && applyAllFixes(All, std::cerr))
+    return 2;
+  // Nothing analysed although there was input (or a bad path): an error.
+  if (Sum.FilesAnalysed == 0 && (!S.Files.empty() || !S.Notes.empty()))
+    return 2;
+  return All.empty() ? 0 : 1;
+}
+
+} // namespace kvlint
