@@ -145,14 +145,26 @@ void renderText(const std::vector<Finding> &Fs, SourceCache &Src, std::ostream &
   }
 }
 
-static void jsonFinding(const Finding &F, std::ostream &OS) {
+const char *fixSafety(const Finding &F) {
+  if (F.Fixes.empty())
+    return "none";
+  for (const FixIt &X : F.Fixes)
+    if (!X.Safe)
+      return "unsafe";
+  return "safe";
+}
+
+static void jsonFinding(const Finding &F, std::ostream &OS, const std::string *FP = nullptr) {
   const SrcLoc &B = F.Range.Begin, &E = F.Range.End;
   OS << "{\"code\":\"" << F.Code << "\",\"check\":\"" << F.Check << "\",\"file\":\""
      << jsonEscape(B.File) << "\",\"line\":" << B.Line << ",\"column\":" << B.Col
      << ",\"end_line\":" << (E.valid() ? E.Line : B.Line)
      << ",\"end_column\":" << (E.valid() ? E.Col : B.Col) << ",\"message\":\""
-     << jsonEscape(F.Message) << "\",\"function\":\"" << jsonEscape(F.Function)
-     << "\",\"fixes\":[";
+     << jsonEscape(F.Message) << "\",\"function\":\"" << jsonEscape(F.Function) << "\"";
+  if (FP)
+    OS << ",\"fingerprint\":\"" << *FP << "\",\"level\":\"warning\",\"fix_safety\":\""
+       << fixSafety(F) << "\"";
+  OS << ",\"fixes\":[";
   for (size_t I = 0; I < F.Fixes.size(); ++I) {
     const FixIt &X = F.Fixes[I];
     OS << (I ? "," : "") << "{";
@@ -160,7 +172,10 @@ static void jsonFinding(const Finding &F, std::ostream &OS) {
       OS << "\"file\":\"" << jsonEscape(fixFile(F, X)) << "\",";
     OS << "\"offset\":" << X.Begin.Offset << ",\"length\":" << X.Length
        << ",\"line\":" << X.Begin.Line << ",\"column\":" << X.Begin.Col << ",\"text\":\""
-       << jsonEscape(X.Text) << "\"}";
+       << jsonEscape(X.Text) << "\"";
+    if (FP)
+      OS << ",\"safe\":" << (X.Safe ? "true" : "false");
+    OS << "}";
   }
   OS << "],\"notes\":[";
   for (size_t I = 0; I < F.Notes.size(); ++I) {
@@ -174,10 +189,17 @@ static void jsonFinding(const Finding &F, std::ostream &OS) {
 
 void renderJson(const std::vector<Finding> &Fs, const std::vector<FileNote> &Notes,
                 const RunSummary &S, std::ostream &OS) {
+  renderJson(Fs, Notes, S, OS, JsonExtras());
+}
+
+void renderJson(const std::vector<Finding> &Fs, const std::vector<FileNote> &Notes,
+                const RunSummary &S, std::ostream &OS, const JsonExtras &X) {
+  const std::vector<std::string> *FPs =
+      X.Fingerprints && X.Fingerprints->size() == Fs.size() ? X.Fingerprints : nullptr;
   OS << "{\"version\":1,\"findings\":[";
   for (size_t I = 0; I < Fs.size(); ++I) {
     OS << (I ? ",\n" : "\n");
-    jsonFinding(Fs[I], OS);
+    jsonFinding(Fs[I], OS, FPs ? &(*FPs)[I] : nullptr);
   }
   OS << "],\n\"notes\":[";
   for (size_t I = 0; I < Notes.size(); ++I)
@@ -186,7 +208,62 @@ void renderJson(const std::vector<Finding> &Fs, const std::vector<FileNote> &Not
        << "}";
   OS << "],\n\"summary\":{\"files\":" << S.FilesAnalysed << ",\"failed\":" << S.FilesFailed
      << ",\"functions\":" << S.Functions << ",\"findings\":" << Fs.size()
-     << ",\"sites\":" << Fs.size() + S.Folded << "}}\n";
+     << ",\"sites\":" << Fs.size() + S.Folded;
+  if (FPs)
+    OS << ",\"baselined\":" << X.Baselined;
+  OS << "}}\n";
+}
+
+std::string githubEscape(const std::string &S, bool Property) {
+  std::string O;
+  for (char C : S) {
+    switch (C) {
+    case '%': O += "%25"; break;
+    case '\r': O += "%0D"; break;
+    case '\n': O += "%0A"; break;
+    case ':': O += Property ? "%3A" : ":"; break;
+    case ',': O += Property ? "%2C" : ","; break;
+    default: O += C;
+    }
+  }
+  return O;
+}
+
+void renderGithub(const std::vector<Finding> &Fs, const std::string &Root, std::ostream &OS) {
+  for (const Finding &F : Fs) {
+    const SrcLoc &B = F.Range.Begin, &E = F.Range.End;
+    OS << "::warning file=" << githubEscape(rootRelative(Root, B.File), true)
+       << ",line=" << B.Line << ",col=" << B.Col;
+    if (E.valid() && (E.Line > B.Line || (E.Line == B.Line && E.Col >= B.Col)))
+      OS << ",endLine=" << E.Line << ",endColumn=" << E.Col;
+    OS << ",title=" << githubEscape(F.Code + " " + F.Check, true)
+       << "::" << githubEscape(F.Message, false) << "\n";
+  }
+}
+
+void renderStatistics(const std::vector<Finding> &Fs, std::ostream &OS) {
+  struct Count {
+    std::string Check;
+    unsigned Findings = 0, Sites = 0, Safe = 0, Unsafe = 0;
+  };
+  std::map<std::string, Count> ByCode;
+  for (const Finding &F : Fs) {
+    Count &C = ByCode[F.Code];
+    C.Check = F.Check;
+    ++C.Findings;
+    C.Sites += 1;
+    for (const Note &N : F.Notes)
+      C.Sites += N.Message.rfind("and here: ", 0) == 0;
+    std::string S = fixSafety(F);
+    C.Safe += S == "safe";
+    C.Unsafe += S == "unsafe";
+  }
+  for (const auto &[Code, C] : ByCode) {
+    char Num[16];
+    snprintf(Num, sizeof Num, "%5u", C.Findings);
+    OS << Num << "  " << Code << "  " << C.Check << "  (" << C.Sites << " site(s); " << C.Safe
+       << " safe fix(es), " << C.Unsafe << " unsafe)\n";
+  }
 }
 
 static std::string fnv(const std::string &S) {

@@ -17,6 +17,7 @@
 #include "FileWalk.h"
 #include "Fixes.h"
 #include "Outputs.h"
+#include "ShowConfig.h"
 #include "kvlint/Frontend.h"
 
 #include "kvlint/Report.h"
@@ -142,6 +143,8 @@ void buildTreeDtypes(const std::vector<std::string> &Files, unsigned Jobs, TreeD
 } // namespace
 
 int runDriver(const std::vector<std::string> &Args) {
+  if (!Args.empty() && Args[0] == "rule") // kvlint rule KV001
+    return showRule({Args.begin() + 1, Args.end()}, std::cout, std::cerr);
   CliOptions C;
   int Early = parseArgs(Args, C, std::cout, std::cerr);
   if (Early >= 0)
@@ -150,6 +153,8 @@ int runDriver(const std::vector<std::string> &Args) {
     listRules(std::cout);
     return 0;
   }
+  if (!C.ShowConfig.empty())
+    return showConfig(C.ShowConfig, C.Overrides, std::cout, std::cerr);
   if (C.Inputs.empty()) {
     std::cerr << "kvlint: error: no input files or directories (see --help)\n";
     return 2;

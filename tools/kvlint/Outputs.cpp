@@ -1,7 +1,11 @@
 //===- Outputs.cpp - after the scan: baseline, --diff, reports -------------===//
 #include "Outputs.h"
+#include "FixDiff.h"
 #include "Fixes.h"
 #include "RuleDocs.h"
+#if __has_include("SafeWrite.h")
+#include "SafeWrite.h" // writeFileAtomically, once it moves out of Baseline.h
+#endif
 
 #include "kvlint/Report.h"
 #include "kvlint/Rule.h"
@@ -190,21 +194,51 @@ int reportScan(const CliOptions &C, ScanOutcome &S, const BaselineState &B,
     Sum.Folded = groupSites(All, &SarifFPs);
 
   if (C.WriteBaseline.empty()) {
-    if (C.Format == "json") {
-      renderJson(All, S.Notes, Sum, std::cout);
-    } else if (C.Format == "sarif") {
-      SarifOptions O;
-      O.SrcRoot = Root;
-      O.Version = kvlintVersion();
-      O.HelpBase = kvlintDocsUrl() + "rules/";
-      O.InformationUri = kvlintHomepage();
-      O.RuleDoc = ruleDoc;
-      O.NotesPerFile = C.Verbose ? 0 : 3;
-      O.Fingerprints = &SarifFPs;
-      renderSarif(All, S.Notes, Src, std::cout, O);
-    } else {
-      renderText(All, Src, std::cout);
+    auto Render = [&](const std::string &Format, std::ostream &OS) {
+      if (Format == "json") {
+        JsonExtras X;
+        X.Fingerprints = &SarifFPs;
+        X.Baselined = InBaseline;
+        renderJson(All, S.Notes, Sum, OS, X);
+      } else if (Format == "sarif") {
+        SarifOptions O;
+        O.SrcRoot = Root;
+        O.Version = kvlintVersion();
+        O.HelpBase = kvlintDocsUrl() + "rules/";
+        O.InformationUri = kvlintHomepage();
+        O.RuleDoc = ruleDoc;
+        O.NotesPerFile = C.Verbose ? 0 : 3;
+        O.Fingerprints = &SarifFPs;
+        renderSarif(All, S.Notes, Src, OS, O);
+      } else if (Format == "github") {
+        renderGithub(All, Root, OS);
+      } else {
+        renderText(All, Src, OS);
+      }
+    };
+    // --output FORMAT=FILE: each written whole, atomically, before stdout.
+    for (const auto &[Format, File] : C.Outputs) {
+      std::ostringstream OS;
+      Render(Format, OS);
+      std::string Err;
+      if (!writeFileAtomically(File, OS.str(), Err)) {
+        std::cerr << "kvlint: error: " << Err << "\n";
+        return 2;
+      }
     }
+    if (C.FixDiff) {
+      unsigned Files = 0, Edits = 0;
+      std::cout << fixesAsDiff(All, [&](const std::string &F) { return rootRelative(Root, F); },
+                               Files, Edits);
+      std::cerr << "kvlint: --fix-diff: " << Edits << " edit(s) in " << Files
+                << " file(s), not written\n";
+    } else if (C.Statistics && C.Format == "text") {
+      renderStatistics(All, std::cout);
+    } else {
+      Render(C.Format, std::cout);
+    }
+    if (C.Statistics && C.Format != "text")
+      renderStatistics(All, std::cerr);
     std::cout.flush();
   }
 
@@ -242,11 +276,21 @@ int reportScan(const CliOptions &C, ScanOutcome &S, const BaselineState &B,
               << " site(s): the sites of one value to widen are one finding (--per-site "
                  "lists each)\n";
 
-  if (C.Fix && !All.empty() && applyAllFixes(All, std::cerr))
-    return 2;
   // Nothing analysed although there was input (or a bad path): an error.
   if (Sum.FilesAnalysed == 0 && (!S.Files.empty() || !S.Notes.empty()))
     return 2;
+  if (C.Fix && !C.FixDiff && !All.empty()) {
+    if (applyAllFixes(All, std::cerr))
+      return 2;
+    // Exit 0 when the fixes leave nothing: every finding had fix-its, all
+    // of them safe (an unsafe one may be left for review).
+    unsigned Remain = 0;
+    for (const Finding &F : All)
+      Remain += std::string(fixSafety(F)) != "safe";
+    if (!Remain)
+      return 0;
+    std::cerr << "kvlint: " << Remain << " finding(s) remain (no fix-it, or one to review)\n";
+  }
   return All.empty() ? 0 : 1;
 }
 

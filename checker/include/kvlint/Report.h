@@ -46,6 +46,31 @@ struct RunSummary {
 void renderText(const std::vector<Finding> &Fs, SourceCache &Src, std::ostream &OS);
 void renderJson(const std::vector<Finding> &Fs, const std::vector<FileNote> &Notes,
                 const RunSummary &S, std::ostream &OS);
+/// What JSON adds per finding and in its summary.
+struct JsonExtras {
+  const std::vector<std::string> *Fingerprints = nullptr; ///< per finding (fingerprints())
+  unsigned Baselined = 0; ///< findings the baseline accounted for (not listed)
+};
+/// JSON with each finding's fingerprint, level and fix safety ("safe",
+/// "unsafe", "none"), and summary.baselined.
+void renderJson(const std::vector<Finding> &Fs, const std::vector<FileNote> &Notes,
+                const RunSummary &S, std::ostream &OS, const JsonExtras &X);
+
+/// GitHub Actions workflow commands, one per finding:
+/// `::warning file=F,line=L,col=C,endLine=..,endColumn=..,title=KV001 check::message`,
+/// with %, CR and LF escaped in the message and also ':' and ',' in the
+/// properties. Files are relative to Root (GitHub resolves them in the
+/// workspace).
+void renderGithub(const std::vector<Finding> &Fs, const std::string &Root, std::ostream &OS);
+/// The escapes of a workflow command's message (Property: of a property).
+std::string githubEscape(const std::string &S, bool Property);
+
+/// Per-rule counts (as ruff's --statistics): findings, sites, fixable.
+void renderStatistics(const std::vector<Finding> &Fs, std::ostream &OS);
+
+/// "safe" when every fix-it is safe, "unsafe" when one is not, "none".
+const char *fixSafety(const Finding &F);
+
 /// How renderSarif writes paths, rules and notes.
 struct SarifOptions {
   /// The directory URIs are relative to (%SRCROOT%), absolute; files outside
