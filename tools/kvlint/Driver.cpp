@@ -22,6 +22,7 @@
 
 #include "kvlint/Report.h"
 #include "kvlint/Rule.h"
+#include "kvlint/Suppress.h"
 
 #include <algorithm>
 #include <atomic>
@@ -173,6 +174,11 @@ int runDriver(const std::vector<std::string> &Args) {
       return 2;
     }
   }
+
+  // --report-unused-suppressions: suppressed findings come back from the
+  // per-file analysis and are filtered after it (Outputs.cpp), which sees
+  // every use.
+  setDeferSuppressions(C.ReportUnusedSuppressions);
 
   std::vector<std::string> Found;
   std::vector<FileNote> Notes;

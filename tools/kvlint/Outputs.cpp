@@ -9,10 +9,12 @@
 
 #include "kvlint/Report.h"
 #include "kvlint/Rule.h"
+#include "kvlint/Suppress.h"
 
 #include <filesystem>
 #include <iostream>
 #include <map>
+#include <memory>
 #include <set>
 #include <sstream>
 
@@ -150,6 +152,55 @@ bool applyBaseline(const CliOptions &C, ScanOutcome &S, const BaselineState &B,
   return true;
 }
 
+/// Suppression comments, read once per file: the warnings about names no
+/// rule has, and with --report-unused-suppressions the filtering itself
+/// (deferred until here so that every use is seen) and the unused ones.
+unsigned checkSuppressions(const CliOptions &C, ScanOutcome &S, SourceCache &Src,
+                           const std::string &Root, std::ostream &Unused, std::ostream &Said) {
+  std::map<std::string, std::unique_ptr<SuppressionMap>> Maps;
+  auto MapOf = [&](const std::string &File) -> SuppressionMap * {
+    auto &M = Maps[File];
+    if (!M) {
+      const std::string *T = Src.get(File);
+      if (!T)
+        return nullptr;
+      M = std::make_unique<SuppressionMap>(*T);
+    }
+    return M.get();
+  };
+  if (deferSuppressions()) {
+    std::vector<Finding> Kept;
+    for (Finding &F : S.All) {
+      SuppressionMap *M = MapOf(F.Range.Begin.File);
+      if (!M || !M->suppresses(F))
+        Kept.push_back(std::move(F));
+    }
+    S.All.swap(Kept);
+  }
+  std::set<std::string> Files(S.Files.begin(), S.Files.end());
+  for (const auto &[F, M] : Maps)
+    Files.insert(F);
+  unsigned Count = 0;
+  for (const std::string &F : Files) {
+    SuppressionMap *M = MapOf(F);
+    if (!M)
+      continue;
+    for (const SuppressionProblem &P : M->Problems)
+      Said << "kvlint: warning: " << F << ":" << P.Line << ":" << P.Col << ": "
+                << P.Message << "\n";
+    if (!C.ReportUnusedSuppressions)
+      continue;
+    for (const Suppression &X : M->All)
+      if (X.NamesKvlint && !X.Used) {
+        Unused << (C.Format == "text" ? F : rootRelative(Root, F)) << ":" << X.Line << ":"
+               << X.Col << ": warning: unused suppression '" << X.Text
+               << "': it suppresses no finding [kvlint-unused-suppression]\n";
+        ++Count;
+      }
+  }
+  return Count;
+}
+
 } // namespace
 
 int reportScan(const CliOptions &C, ScanOutcome &S, const BaselineState &B,
@@ -171,6 +222,10 @@ int reportScan(const CliOptions &C, ScanOutcome &S, const BaselineState &B,
     All.clear();
   }
 
+  std::string Root = sourceRoot(C, B);
+  std::ostringstream Unused, SuppressSaid;
+  unsigned UnusedCount = checkSuppressions(C, S, Src, Root, Unused, SuppressSaid);
+
   // Only new findings (not in the baseline) on changed lines (--diff).
   unsigned InBaseline = 0;
   std::ostringstream BaselineSaid; // said after the findings, with the other summaries
@@ -185,7 +240,6 @@ int reportScan(const CliOptions &C, ScanOutcome &S, const BaselineState &B,
     }
     All.swap(Kept);
   }
-  std::string Root = sourceRoot(C, B);
   std::vector<std::string> SarifFPs =
       fingerprints(All, Src, [&](const std::string &F) { return rootRelative(Root, F); });
   // One finding per root cause, after the baseline and --diff: a site that
@@ -239,6 +293,9 @@ int reportScan(const CliOptions &C, ScanOutcome &S, const BaselineState &B,
     }
     if (C.Statistics && C.Format != "text")
       renderStatistics(All, std::cerr);
+    // Unused suppressions (as ruff's RUF100): findings of their own in the
+    // text output, on stderr with another format.
+    (C.Format == "text" && !C.FixDiff && !C.Statistics ? std::cout : std::cerr) << Unused.str();
     std::cout.flush();
   }
 
@@ -270,7 +327,7 @@ int reportScan(const CliOptions &C, ScanOutcome &S, const BaselineState &B,
                    "them)\n";
   }
   (void)InBaseline;
-  std::cerr << BaselineSaid.str();
+  std::cerr << SuppressSaid.str() << BaselineSaid.str();
   if (Sum.Folded && C.Format == "text")
     std::cerr << "kvlint: " << All.size() << " finding(s) at " << All.size() + Sum.Folded
               << " site(s): the sites of one value to widen are one finding (--per-site "
@@ -291,7 +348,7 @@ int reportScan(const CliOptions &C, ScanOutcome &S, const BaselineState &B,
       return 0;
     std::cerr << "kvlint: " << Remain << " finding(s) remain (no fix-it, or one to review)\n";
   }
-  return All.empty() ? 0 : 1;
+  return All.empty() && !UnusedCount ? 0 : 1;
 }
 
 } // namespace kvlint
