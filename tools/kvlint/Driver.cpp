@@ -15,6 +15,7 @@
 #include "Config.h"
 #include "Diff.h"
 #include "FileWalk.h"
+#include "Selection.h"
 #include "Fixes.h"
 #include "Outputs.h"
 #include "ShowConfig.h"
@@ -193,7 +194,6 @@ int runDriver(const std::vector<std::string> &Args) {
 #ifdef KVLINT_HAVE_TRITON
   buildTreeDtypes(Found, C.Jobs, Tree);
 #endif
-  keepShard(Found, C.ShardI, C.ShardN);
   bool WholeTree = !C.Diff.empty();
   for (const std::string &In : C.Inputs)
     WholeTree |= fs::is_directory(In);
@@ -210,6 +210,13 @@ int runDriver(const std::vector<std::string> &Args) {
   ChangedLines Changed;
   if (!C.Diff.empty() && !loadDiff(C, Changed))
     return 2;
+  for (const std::string &N : Changed.Notes)
+    std::cerr << "kvlint: note: --diff: " << N << "\n";
+  if (!Changed.Untracked.empty())
+    std::cerr << "kvlint: note: --diff: " << Changed.Untracked.size()
+              << " untracked file(s) taken as new, whole (git diff does not list them)\n";
+  std::vector<std::string> Eligible;
+  std::vector<std::shared_ptr<const EffectiveConfig>> EligibleCfgs;
   for (const std::string &F : Found) {
     std::string Err;
     auto Cfg = Resolver.forFile(F, Err);
@@ -217,10 +224,20 @@ int runDriver(const std::vector<std::string> &Args) {
       std::cerr << "kvlint: error: " << Err << "\n";
       return 2;
     }
-    if (excluded(F, Cfg->Exclude) || (!C.Diff.empty() && !Changed.hasFile(F))) {
+    if (excluded(F, Cfg->Exclude)) {
       ++Skipped;
       continue;
     }
+    Eligible.push_back(F);
+    EligibleCfgs.push_back(Cfg);
+  }
+  // --diff: the changed files and the files that include a changed one;
+  // --shard: this shard's files and their includers (IncludeScan.h).
+  FileSelection Sel = selectFiles(C, Eligible, Changed, Notes);
+  Skipped += Sel.Unselected;
+  for (size_t I : Sel.Analyse) {
+    const std::string &F = Eligible[I];
+    const auto &Cfg = EligibleCfgs[I];
     std::shared_ptr<const RuleSet> &Set = RuleSets[Cfg->key()];
     if (!Set)
       Set = std::make_shared<const RuleSet>(makeRules(Cfg->Checks, Cfg->Opts));
@@ -244,12 +261,9 @@ int runDriver(const std::vector<std::string> &Args) {
   if (!loadDatabases(C, Db, Notes))
     return 2;
 
-  std::set<std::string> Scanned; // canonical paths: headers a file's kernels reach
-  for (const std::string &F : Files) {
-    std::error_code EC;
-    std::string P = fs::weakly_canonical(F, EC).string();
-    Scanned.insert(EC ? F : P);
-  }
+  // Canonical paths: headers a file's kernels reach are reported when they
+  // are part of the scan (every shard's files, not only this one's).
+  const std::set<std::string> &Scanned = Sel.Scanned;
 
   unsigned Jobs = C.Jobs ? C.Jobs : std::max(1u, std::thread::hardware_concurrency());
   Jobs = std::min<unsigned>(Jobs, std::max<size_t>(1, Files.size()));
@@ -298,7 +312,8 @@ int runDriver(const std::vector<std::string> &Args) {
   Out.Skipped = Skipped;
   Out.Walk = Walk;
   Out.WholeTree = WholeTree;
-  Out.Files = Files;
+  Out.Files = Sel.ReportFiles;
+  Out.ReportOnly = Sel.ReportOnly;
   return reportScan(C, Out, Known, Changed);
 }
 

@@ -3,6 +3,7 @@
 #include "FixDiff.h"
 #include "Fixes.h"
 #include "RuleDocs.h"
+#include "Selection.h"
 #if __has_include("SafeWrite.h")
 #include "SafeWrite.h" // writeFileAtomically, once it moves out of Baseline.h
 #endif
@@ -208,6 +209,19 @@ int reportScan(const CliOptions &C, ScanOutcome &S, const BaselineState &B,
   SourceCache Src;
   std::vector<Finding> &All = S.All;
   RunSummary &Sum = S.Sum;
+  if (!S.ReportOnly.empty()) {
+    std::map<std::string, bool> Mine;
+    std::vector<Finding> Kept;
+    for (Finding &F : All) {
+      auto It = Mine.find(F.Range.Begin.File);
+      if (It == Mine.end())
+        It = Mine.emplace(F.Range.Begin.File,
+                          S.ReportOnly.count(canonicalPath(F.Range.Begin.File)) != 0).first;
+      if (It->second)
+        Kept.push_back(std::move(F));
+    }
+    All.swap(Kept);
+  }
   if (!C.WriteBaseline.empty()) {
     const std::string &Out = C.WriteBaseline;
     auto Key = [&](const std::string &F) { return baselineFileKey(Out, F); };

@@ -16,6 +16,7 @@
 #include "FileWalk.h"
 #include "kvlint/Report.h"
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -29,7 +30,10 @@ struct ScanOutcome {
   unsigned Skipped = 0;
   WalkSkips Walk;
   bool WholeTree = false;
-  std::vector<std::string> Files; ///< the files analysed
+  std::vector<std::string> Files; ///< the files this run reports on
+  /// Canonical paths: with --shard, findings in other files are another
+  /// shard's (Selection.h). Empty: every finding is this run's.
+  std::set<std::string> ReportOnly;
 };
 
 /// The baseline in force: --baseline, else the Baseline key of the first
