@@ -284,8 +284,11 @@ int reportScan(const CliOptions &C, ScanOutcome &S, const BaselineState &B,
         renderText(All, Src, OS);
       }
     };
-    // --output FORMAT=FILE: each written whole, atomically, before stdout.
-    for (const auto &[Format, File] : C.Outputs) {
+    // --output FORMAT=FILE: each written whole, atomically, before stdout;
+    // not when nothing could be analysed (exit 2 below), so that CI never
+    // uploads an empty report.
+    bool NothingAnalysed = Sum.FilesAnalysed == 0 && (!S.Files.empty() || !S.Notes.empty());
+    for (const auto &[Format, File] : NothingAnalysed ? decltype(C.Outputs)() : C.Outputs) {
       std::ostringstream OS;
       Render(Format, OS);
       std::string Err;
