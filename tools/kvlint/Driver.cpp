@@ -212,9 +212,6 @@ int runDriver(const std::vector<std::string> &Args) {
     return 2;
   for (const std::string &N : Changed.Notes)
     std::cerr << "kvlint: note: --diff: " << N << "\n";
-  if (!Changed.Untracked.empty())
-    std::cerr << "kvlint: note: --diff: " << Changed.Untracked.size()
-              << " untracked file(s) taken as new, whole (git diff does not list them)\n";
   std::vector<std::string> Eligible;
   std::vector<std::shared_ptr<const EffectiveConfig>> EligibleCfgs;
   for (const std::string &F : Found) {
@@ -235,6 +232,9 @@ int runDriver(const std::vector<std::string> &Args) {
   // --shard: this shard's files and their includers (IncludeScan.h).
   FileSelection Sel = selectFiles(C, Eligible, Changed, Notes);
   Skipped += Sel.Unselected;
+  if (Sel.Untracked)
+    std::cerr << "kvlint: note: --diff: " << Sel.Untracked
+              << " untracked file(s) taken as new, whole (git diff does not list them)\n";
   for (size_t I : Sel.Analyse) {
     const std::string &F = Eligible[I];
     const auto &Cfg = EligibleCfgs[I];

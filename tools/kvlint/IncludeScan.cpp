@@ -84,6 +84,9 @@ IncludeGraph scanIncludes(const std::vector<std::string> &Files,
   std::vector<std::string> Dirs;
   for (const std::string &D : IDirs)
     Dirs.push_back(canon(D));
+  std::map<std::string, std::vector<size_t>> ByName; // file name -> files
+  for (size_t I = 0; I < Canon.size(); ++I)
+    ByName[fs::path(Canon[I]).filename().string()].push_back(I);
   // Direct includes, as edges includer -> included.
   std::vector<std::set<size_t>> Includes(Files.size());
   for (size_t I = 0; I < Files.size(); ++I) {
@@ -114,7 +117,10 @@ IncludeGraph scanIncludes(const std::vector<std::string> &Files,
       std::string Tail = "/" + fs::path(Name).lexically_normal().generic_string();
       if (Tail.find("..") != std::string::npos)
         Tail = "/" + fs::path(Name).filename().generic_string();
-      for (size_t J = 0; J < Canon.size(); ++J)
+      auto Same = ByName.find(fs::path(Name).filename().string());
+      if (Same == ByName.end())
+        continue;
+      for (size_t J : Same->second)
         if (J != I && Canon[J].size() > Tail.size() &&
             Canon[J].compare(Canon[J].size() - Tail.size(), Tail.size(), Tail) == 0)
           Includes[I].insert(J);

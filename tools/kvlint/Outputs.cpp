@@ -25,8 +25,14 @@ namespace kvlint {
 
 bool loadBaselineFor(const CliOptions &C, ConfigResolver &Resolver, BaselineState &B) {
   B = BaselineState();
-  if (!C.WriteBaseline.empty())
+  if (!C.WriteBaseline.empty()) {
+    if (C.PruneBaseline) {
+      std::cerr << "kvlint: error: --prune-baseline rewrites the baseline in use; "
+                   "--write-baseline records a new one: give one of them\n";
+      return false;
+    }
     return true;
+  }
   B.Path = C.Baseline;
   if (B.Path.empty() && !C.Inputs.empty()) {
     std::string Err;

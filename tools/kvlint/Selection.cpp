@@ -29,6 +29,11 @@ FileSelection selectFiles(const CliOptions &C, const std::vector<std::string> &E
   }
   IncludeGraph G = scanIncludes(Eligible, includeDirs(C.Extra));
   std::vector<bool> Selected(Eligible.size(), !Diff);
+  if (Diff && !Changed.Untracked.empty()) {
+    std::set<std::string> Untracked(Changed.Untracked.begin(), Changed.Untracked.end());
+    for (const std::string &F : Eligible)
+      S.Untracked += Untracked.count(normalPath(F)) != 0;
+  }
   if (Diff)
     for (size_t H = 0; H < Eligible.size(); ++H) {
       if (!Changed.hasFile(Eligible[H]))

@@ -22,6 +22,7 @@ namespace kvlint {
 struct FileSelection {
   std::vector<size_t> Analyse; ///< indices into the eligible files, in order
   unsigned Unselected = 0;     ///< left out by --diff
+  unsigned Untracked = 0;      ///< selected because git does not track them
   /// Canonical paths of every selected file, all shards: a finding in one of
   /// them reached from an analysed file is kept.
   std::set<std::string> Scanned;
