@@ -138,7 +138,9 @@ const std::vector<Flag> &flags() {
          }
          return "";
        }},
-      {{"--shard"}, "I/N", "analyse only shard I (0-based) of N, for CI matrices",
+      {{"--shard"}, "I/N",
+       "analyse only shard I (0-based) of N, for CI matrices; each file's\n"
+       "findings (a header's too) are in exactly one shard",
        [](CliOptions &C, const std::string &V) -> std::string {
          unsigned I = 0, N = 0;
          char Slash = 0;
@@ -195,7 +197,8 @@ const std::vector<Flag> &flags() {
        }},
       {{"--diff"}, "REF|-",
        "report only findings on lines changed since git REF\n"
-       "(runs 'git diff -U0 REF'), or in a unified diff on stdin",
+       "(runs 'git diff -U0 REF'), or in a unified diff on stdin; analyses\n"
+       "the changed and untracked files and the files that include them",
        [](CliOptions &C, const std::string &V) -> std::string {
          if (V.empty())
            return "--diff wants a git revision or '-'";
