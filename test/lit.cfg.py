@@ -96,3 +96,10 @@ if gpu:
             config.substitutions.append(("%python", "python3"))
     except Exception:
         pass
+
+# SARIF validator (npm @microsoft/sarif-multitool; its Sarif.Multitool binary,
+# called directly since the npm wrapper mangles "Sarif;Gh"): optional.
+sarif_mt = os.environ.get("KVLINT_SARIF_MULTITOOL") or shutil.which("Sarif.Multitool")
+if sarif_mt and os.path.exists(sarif_mt):
+    config.available_features.add("sarif-multitool")
+    config.substitutions.append(("%sarif-multitool", sarif_mt))

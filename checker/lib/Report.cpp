@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -144,14 +145,26 @@ void renderText(const std::vector<Finding> &Fs, SourceCache &Src, std::ostream &
   }
 }
 
-static void jsonFinding(const Finding &F, std::ostream &OS) {
+const char *fixSafety(const Finding &F) {
+  if (F.Fixes.empty())
+    return "none";
+  for (const FixIt &X : F.Fixes)
+    if (!X.Safe)
+      return "unsafe";
+  return "safe";
+}
+
+static void jsonFinding(const Finding &F, std::ostream &OS, const std::string *FP = nullptr) {
   const SrcLoc &B = F.Range.Begin, &E = F.Range.End;
   OS << "{\"code\":\"" << F.Code << "\",\"check\":\"" << F.Check << "\",\"file\":\""
      << jsonEscape(B.File) << "\",\"line\":" << B.Line << ",\"column\":" << B.Col
      << ",\"end_line\":" << (E.valid() ? E.Line : B.Line)
      << ",\"end_column\":" << (E.valid() ? E.Col : B.Col) << ",\"message\":\""
-     << jsonEscape(F.Message) << "\",\"function\":\"" << jsonEscape(F.Function)
-     << "\",\"fixes\":[";
+     << jsonEscape(F.Message) << "\",\"function\":\"" << jsonEscape(F.Function) << "\"";
+  if (FP)
+    OS << ",\"fingerprint\":\"" << *FP << "\",\"level\":\"warning\",\"fix_safety\":\""
+       << fixSafety(F) << "\"";
+  OS << ",\"fixes\":[";
   for (size_t I = 0; I < F.Fixes.size(); ++I) {
     const FixIt &X = F.Fixes[I];
     OS << (I ? "," : "") << "{";
@@ -159,7 +172,10 @@ static void jsonFinding(const Finding &F, std::ostream &OS) {
       OS << "\"file\":\"" << jsonEscape(fixFile(F, X)) << "\",";
     OS << "\"offset\":" << X.Begin.Offset << ",\"length\":" << X.Length
        << ",\"line\":" << X.Begin.Line << ",\"column\":" << X.Begin.Col << ",\"text\":\""
-       << jsonEscape(X.Text) << "\"}";
+       << jsonEscape(X.Text) << "\"";
+    if (FP)
+      OS << ",\"safe\":" << (X.Safe ? "true" : "false");
+    OS << "}";
   }
   OS << "],\"notes\":[";
   for (size_t I = 0; I < F.Notes.size(); ++I) {
@@ -173,10 +189,17 @@ static void jsonFinding(const Finding &F, std::ostream &OS) {
 
 void renderJson(const std::vector<Finding> &Fs, const std::vector<FileNote> &Notes,
                 const RunSummary &S, std::ostream &OS) {
+  renderJson(Fs, Notes, S, OS, JsonExtras());
+}
+
+void renderJson(const std::vector<Finding> &Fs, const std::vector<FileNote> &Notes,
+                const RunSummary &S, std::ostream &OS, const JsonExtras &X) {
+  const std::vector<std::string> *FPs =
+      X.Fingerprints && X.Fingerprints->size() == Fs.size() ? X.Fingerprints : nullptr;
   OS << "{\"version\":1,\"findings\":[";
   for (size_t I = 0; I < Fs.size(); ++I) {
     OS << (I ? ",\n" : "\n");
-    jsonFinding(Fs[I], OS);
+    jsonFinding(Fs[I], OS, FPs ? &(*FPs)[I] : nullptr);
   }
   OS << "],\n\"notes\":[";
   for (size_t I = 0; I < Notes.size(); ++I)
@@ -185,7 +208,62 @@ void renderJson(const std::vector<Finding> &Fs, const std::vector<FileNote> &Not
        << "}";
   OS << "],\n\"summary\":{\"files\":" << S.FilesAnalysed << ",\"failed\":" << S.FilesFailed
      << ",\"functions\":" << S.Functions << ",\"findings\":" << Fs.size()
-     << ",\"sites\":" << Fs.size() + S.Folded << "}}\n";
+     << ",\"sites\":" << Fs.size() + S.Folded;
+  if (FPs)
+    OS << ",\"baselined\":" << X.Baselined;
+  OS << "}}\n";
+}
+
+std::string githubEscape(const std::string &S, bool Property) {
+  std::string O;
+  for (char C : S) {
+    switch (C) {
+    case '%': O += "%25"; break;
+    case '\r': O += "%0D"; break;
+    case '\n': O += "%0A"; break;
+    case ':': O += Property ? "%3A" : ":"; break;
+    case ',': O += Property ? "%2C" : ","; break;
+    default: O += C;
+    }
+  }
+  return O;
+}
+
+void renderGithub(const std::vector<Finding> &Fs, const std::string &Root, std::ostream &OS) {
+  for (const Finding &F : Fs) {
+    const SrcLoc &B = F.Range.Begin, &E = F.Range.End;
+    OS << "::warning file=" << githubEscape(rootRelative(Root, B.File), true)
+       << ",line=" << B.Line << ",col=" << B.Col;
+    if (E.valid() && (E.Line > B.Line || (E.Line == B.Line && E.Col >= B.Col)))
+      OS << ",endLine=" << E.Line << ",endColumn=" << E.Col;
+    OS << ",title=" << githubEscape(F.Code + " " + F.Check, true)
+       << "::" << githubEscape(F.Message, false) << "\n";
+  }
+}
+
+void renderStatistics(const std::vector<Finding> &Fs, std::ostream &OS) {
+  struct Count {
+    std::string Check;
+    unsigned Findings = 0, Sites = 0, Safe = 0, Unsafe = 0;
+  };
+  std::map<std::string, Count> ByCode;
+  for (const Finding &F : Fs) {
+    Count &C = ByCode[F.Code];
+    C.Check = F.Check;
+    ++C.Findings;
+    C.Sites += 1;
+    for (const Note &N : F.Notes)
+      C.Sites += N.Message.rfind("and here: ", 0) == 0;
+    std::string S = fixSafety(F);
+    C.Safe += S == "safe";
+    C.Unsafe += S == "unsafe";
+  }
+  for (const auto &[Code, C] : ByCode) {
+    char Num[16];
+    snprintf(Num, sizeof Num, "%5u", C.Findings);
+    OS << Num << "  " << Code << "  " << C.Check << "  (" << C.Sites << " site(s); " << C.Safe
+       << " safe fix(es), " << C.Unsafe << " unsafe)\n";
+  }
 }
 
 static std::string fnv(const std::string &S) {
@@ -213,73 +291,219 @@ static std::string uri(const std::string &Path) {
   return O;
 }
 
+std::string sarifUri(const std::string &Path) {
+  if (!Path.empty() && Path[0] == '/')
+    return "file://" + uri(Path);
+  return uri(Path);
+}
+
+std::string rootRelative(const std::string &Root, const std::string &File) {
+  namespace fs = std::filesystem;
+  std::error_code EC;
+  fs::path F = fs::absolute(File, EC).lexically_normal();
+  fs::path FR = fs::weakly_canonical(F, EC);
+  if (!EC)
+    F = FR;
+  if (Root.empty())
+    return F.generic_string();
+  fs::path R = fs::absolute(Root, EC).lexically_normal();
+  fs::path RR = fs::weakly_canonical(R, EC);
+  if (!EC)
+    R = RR;
+  fs::path Rel = F.lexically_relative(R);
+  std::string S = Rel.generic_string();
+  if (Rel.empty() || S == ".." || S.rfind("../", 0) == 0)
+    return F.generic_string();
+  return S;
+}
+
+namespace {
+std::string squeeze(const std::string &T) {
+  std::string O;
+  for (char C : T)
+    if (!std::isspace((unsigned char)C))
+      O += C;
+  return O;
+}
+
+/// The fingerprint's key: code, file, function, expression text.
+std::string fingerprintKey(const Finding &F, SourceCache &Src,
+                           const std::function<std::string(const std::string &)> &FileKey) {
+  const SrcLoc &B = F.Range.Begin, &E = F.Range.End;
+  std::string Text;
+  const std::string *File = Src.get(B.File);
+  if (File && E.valid() && (E.File.empty() || E.File == B.File) && E.Offset > B.Offset &&
+      E.Offset - B.Offset <= 1024 && E.Offset <= File->size())
+    Text = File->substr(B.Offset, E.Offset - B.Offset);
+  else
+    Text = Src.line(B.File, B.Line);
+  return F.Code + "|" + (FileKey ? FileKey(B.File) : B.File) + "|" + F.Function + "|" +
+         squeeze(Text);
+}
+} // namespace
+
 std::vector<std::string>
 fingerprints(const std::vector<Finding> &Fs, SourceCache &Src,
              const std::function<std::string(const std::string &)> &FileKey) {
-  auto Squeeze = [](const std::string &T) {
-    std::string O;
-    for (char C : T)
-      if (!std::isspace((unsigned char)C))
-        O += C;
-    return O;
-  };
+  std::vector<std::string> Out;
+  for (const Finding &F : Fs)
+    Out.push_back(fnv(fingerprintKey(F, Src, FileKey)));
+  return Out;
+}
+
+std::vector<std::string>
+legacyFingerprints(const std::vector<Finding> &Fs, SourceCache &Src,
+                   const std::function<std::string(const std::string &)> &FileKey) {
   std::vector<std::string> Out;
   std::map<std::string, unsigned> Occurrence;
   for (const Finding &F : Fs) {
-    const SrcLoc &B = F.Range.Begin, &E = F.Range.End;
-    std::string Text;
-    const std::string *File = Src.get(B.File);
-    if (File && E.valid() && (E.File.empty() || E.File == B.File) && E.Offset > B.Offset &&
-        E.Offset - B.Offset <= 1024 && E.Offset <= File->size())
-      Text = File->substr(B.Offset, E.Offset - B.Offset);
-    else
-      Text = Src.line(B.File, B.Line);
-    std::string Key = F.Code + "|" + (FileKey ? FileKey(B.File) : B.File) + "|" + F.Function +
-                      "|" + Squeeze(Text);
+    std::string Key = fingerprintKey(F, Src, FileKey);
     Out.push_back(fnv(Key + "|" + std::to_string(Occurrence[Key]++)));
   }
   return Out;
 }
 
+std::vector<std::string> siteHashes(const std::vector<Finding> &Fs, SourceCache &Src) {
+  std::vector<std::string> Out;
+  for (const Finding &F : Fs) {
+    const std::string &File = F.Range.Begin.File;
+    unsigned L = F.Range.Begin.Line;
+    std::string Own = squeeze(Src.line(File, L)), Prev, Next;
+    for (unsigned K = L; K > 1 && Prev.empty() && L - K < 50;)
+      Prev = squeeze(Src.line(File, --K));
+    const std::string *T = Src.get(File);
+    unsigned Lines = T ? unsigned(std::count(T->begin(), T->end(), '\n')) + 1 : 0;
+    for (unsigned K = L; K < Lines && Next.empty() && K - L < 50;)
+      Next = squeeze(Src.line(File, ++K));
+    Out.push_back(fnv(Own).substr(8) + fnv(Prev + "\n" + Own + "\n" + Next).substr(8));
+  }
+  return Out;
+}
+
+namespace {
+/// The first paragraph of the doc's "What it does" section, as one line of
+/// plain text; Section gets the whole section.
+std::string docSummary(const std::string &Doc, std::string &Section) {
+  size_t P = Doc.find("## What it does");
+  if (P == std::string::npos)
+    return "";
+  P = Doc.find('\n', P);
+  size_t End = P == std::string::npos ? P : Doc.find("\n## ", P);
+  Section = P == std::string::npos ? "" : Doc.substr(P + 1, End == std::string::npos ? End : End - P - 1);
+  size_t B = Section.find_first_not_of("\n");
+  if (B == std::string::npos)
+    return "";
+  size_t E = Section.find("\n\n", B);
+  std::string Para = Section.substr(B, E == std::string::npos ? E : E - B);
+  std::string Out;
+  for (char C : Para)
+    Out += C == '\n' ? ' ' : C;
+  Section = Section.substr(B);
+  while (!Section.empty() && Section.back() == '\n')
+    Section.pop_back();
+  return Out;
+}
+
+void sarifLocation(const std::string &Path, const std::string &Root, std::ostream &OS) {
+  std::string Rel = rootRelative(Root, Path);
+  OS << "\"artifactLocation\":{\"uri\":\"" << jsonEscape(sarifUri(Rel)) << "\"";
+  if (Rel.empty() || Rel[0] != '/')
+    OS << ",\"uriBaseId\":\"SRCROOT\"";
+  OS << "}";
+}
+} // namespace
+
 void renderSarif(const std::vector<Finding> &Fs, const std::vector<FileNote> &Notes,
                  SourceCache &Src, std::ostream &OS,
                  const std::vector<std::string> *Fingerprints) {
-  std::vector<std::string> Own;
-  if (!Fingerprints || Fingerprints->size() != Fs.size()) {
-    Own = fingerprints(Fs, Src);
-    Fingerprints = &Own;
+  SarifOptions O;
+  O.Fingerprints = Fingerprints;
+  O.NotesPerFile = 0;
+  renderSarif(Fs, Notes, Src, OS, O);
+}
+
+void renderSarif(const std::vector<Finding> &Fs, const std::vector<FileNote> &Notes,
+                 SourceCache &Src, std::ostream &OS, const SarifOptions &Opt) {
+  namespace fs = std::filesystem;
+  std::error_code EC;
+  std::string Root = Opt.SrcRoot.empty() ? fs::current_path(EC).string() : Opt.SrcRoot;
+  {
+    fs::path R = fs::weakly_canonical(fs::absolute(Root, EC).lexically_normal(), EC);
+    if (!EC)
+      Root = R.string();
   }
+  std::vector<std::string> Own;
+  const std::vector<std::string> *FPs = Opt.Fingerprints;
+  if (!FPs || FPs->size() != Fs.size()) {
+    Own = fingerprints(Fs, Src, [&](const std::string &F) { return rootRelative(Root, F); });
+    FPs = &Own;
+  }
+  std::string RootUri = "file://" + uri(Root);
+  if (RootUri.back() != '/')
+    RootUri += '/';
   OS << "{\"$schema\":\"https://json.schemastore.org/sarif-2.1.0.json\",\"version\":\"2.1.0\","
-        "\"runs\":[{\"tool\":{\"driver\":{\"name\":\"kvlint\",\"informationUri\":"
-        "\"https://github.com/kvlint/kvlint\",\"rules\":[";
+        "\"runs\":[{\"tool\":{\"driver\":{\"name\":\"kvlint\",\"version\":\""
+     << jsonEscape(Opt.Version) << "\",\"semanticVersion\":\""
+     << jsonEscape(Opt.Version.substr(0, Opt.Version.find_first_of(" +"))) << "\","
+     << "\"informationUri\":\"" << jsonEscape(Opt.InformationUri) << "\",\"rules\":[";
   const auto &Reg = ruleRegistry();
+  std::map<std::string, size_t> RuleIndex;
   for (size_t I = 0; I < Reg.size(); ++I) {
     auto R = Reg[I].Make();
-    OS << (I ? "," : "") << "{\"id\":\"" << R->code() << "\",\"name\":\"" << R->check()
+    RuleIndex[R->code()] = I;
+    std::string Doc = Opt.RuleDoc ? Opt.RuleDoc(R->code()) : "";
+    std::string Section;
+    std::string Full = docSummary(Doc, Section);
+    if (Full.empty())
+      Full = R->summary();
+    if (Section.empty())
+      Section = Full;
+    if (Doc.empty())
+      Doc = Full;
+    OS << (I ? "," : "") << "\n{\"id\":\"" << R->code() << "\",\"name\":\"" << R->check()
        << "\",\"shortDescription\":{\"text\":\"" << jsonEscape(R->summary())
-       << "\"},\"helpUri\":\"docs/rules/" << R->code() << ".md\"}";
+       << "\"},\"fullDescription\":{\"text\":\"" << jsonEscape(Full)
+       << "\"},\"help\":{\"text\":\"" << jsonEscape(Section) << "\",\"markdown\":\""
+       << jsonEscape(Doc) << "\"},\"helpUri\":\"" << jsonEscape(Opt.HelpBase + R->code() + ".md")
+       << "\",\"defaultConfiguration\":{\"level\":\"warning\"},\"properties\":{\"tags\":["
+          "\"correctness\",\"gpu\"],\"precision\":\"high\",\"problem.severity\":\"warning\"}}";
   }
-  OS << "]}},\"results\":[";
+  OS << "]}},\n\"originalUriBaseIds\":{\"SRCROOT\":{\"uri\":\"" << jsonEscape(RootUri)
+     << "\"}},\n\"results\":[";
+  std::map<std::string, unsigned> Occurrence;
   for (size_t I = 0; I < Fs.size(); ++I) {
     const Finding &F = Fs[I];
     const SrcLoc &B = F.Range.Begin, &E = F.Range.End;
-    const std::string &FP = (*Fingerprints)[I];
-    OS << (I ? "," : "") << "\n{\"ruleId\":\"" << F.Code << "\",\"level\":\"warning\","
-       << "\"message\":{\"text\":\"" << jsonEscape(F.Message) << "\"},\"locations\":[{"
-       << "\"physicalLocation\":{\"artifactLocation\":{\"uri\":\"" << jsonEscape(uri(B.File))
-       << "\"},\"region\":{\"startLine\":" << B.Line << ",\"startColumn\":" << B.Col
-       << ",\"endLine\":" << (E.valid() ? E.Line : B.Line)
-       << ",\"endColumn\":" << (E.valid() ? E.Col : B.Col) << "}}}],"
-       << "\"partialFingerprints\":{\"kvlintFingerprint/v2\":\"" << FP << "\"}";
+    std::string FP = (*FPs)[I] + ":" + std::to_string(++Occurrence[(*FPs)[I]]);
+    unsigned EndLine = E.valid() ? E.Line : B.Line;
+    unsigned EndCol = E.valid() ? E.Col : B.Col;
+    if (EndLine < B.Line || (EndLine == B.Line && EndCol < B.Col))
+      EndLine = B.Line, EndCol = B.Col;
+    std::string Msg = F.Message;
+    if (!Msg.empty() && Msg.back() != '.')
+      Msg += '.';
+    OS << (I ? "," : "") << "\n{\"ruleId\":\"" << F.Code << "\"";
+    auto RI = RuleIndex.find(F.Code);
+    if (RI != RuleIndex.end())
+      OS << ",\"ruleIndex\":" << RI->second;
+    OS << ",\"level\":\"warning\",\"message\":{\"text\":\"" << jsonEscape(Msg)
+       << "\"},\"locations\":[{\"physicalLocation\":{";
+    sarifLocation(B.File, Root, OS);
+    OS << ",\"region\":{\"startLine\":" << B.Line << ",\"startColumn\":" << B.Col
+       << ",\"endLine\":" << EndLine << ",\"endColumn\":" << EndCol << "}}";
+    if (!F.Function.empty())
+      OS << ",\"logicalLocations\":[{\"name\":\"" << jsonEscape(F.Function)
+         << "\",\"kind\":\"function\"}]";
+    OS << "}],\"partialFingerprints\":{\"kvlintFingerprint/v3\":\"" << FP << "\"}";
     if (!F.Notes.empty()) {
       OS << ",\"relatedLocations\":[";
       for (size_t J = 0; J < F.Notes.size(); ++J) {
         const SrcLoc &NB = F.Notes[J].Range.Begin;
         OS << (J ? "," : "") << "{\"id\":" << J << ",\"message\":{\"text\":\""
-           << jsonEscape(F.Notes[J].Message) << "\"},\"physicalLocation\":{\"artifactLocation\":"
-           << "{\"uri\":\"" << jsonEscape(uri(NB.File.empty() ? B.File : NB.File))
-           << "\"},\"region\":{\"startLine\":" << NB.Line << ",\"startColumn\":" << NB.Col
-           << "}}}";
+           << jsonEscape(F.Notes[J].Message) << "\"},\"physicalLocation\":{";
+        sarifLocation(NB.File.empty() ? B.File : NB.File, Root, OS);
+        OS << ",\"region\":{\"startLine\":" << std::max(1u, NB.Line)
+           << ",\"startColumn\":" << std::max(1u, NB.Col) << "}}}";
       }
       OS << "]";
     }
@@ -295,12 +519,18 @@ void renderSarif(const std::vector<Finding> &Fs, const std::vector<FileNote> &No
       for (const FixIt &X : F.Fixes)
         if (std::find(Files.begin(), Files.end(), fixFile(F, X)) == Files.end())
           Files.push_back(fixFile(F, X));
-      OS << ",\"fixes\":[{\"description\":{\"text\":\"widen or guard as the rule says\"},"
-            "\"artifactChanges\":[";
+      bool Safe = true;
+      for (const FixIt &X : F.Fixes)
+        Safe &= X.Safe;
+      OS << ",\"fixes\":[{\"description\":{\"text\":\""
+         << (Safe ? "Widen the index to 64 bits (a safe fix)."
+                  : "Widen or guard as the rule says (an unsafe fix: review it).")
+         << "\"},\"artifactChanges\":[";
       for (size_t C = 0; C < Files.size(); ++C) {
         const std::string &File = Files[C];
-        OS << (C ? "," : "") << "{\"artifactLocation\":{\"uri\":\"" << jsonEscape(uri(File))
-           << "\"},\"replacements\":[";
+        OS << (C ? "," : "") << "{";
+        sarifLocation(File, Root, OS);
+        OS << ",\"replacements\":[";
         bool FirstRep = true;
         for (const FixIt &X : F.Fixes) {
           if (fixFile(F, X) != File)
@@ -316,12 +546,29 @@ void renderSarif(const std::vector<Finding> &Fs, const std::vector<FileNote> &No
     }
     OS << "}";
   }
-  OS << "],\"invocations\":[{\"executionSuccessful\":true,\"toolExecutionNotifications\":[";
-  for (size_t I = 0; I < Notes.size(); ++I)
-    OS << (I ? "," : "") << "{\"level\":\"" << (Notes[I].Error ? "error" : "note")
-       << "\",\"message\":{\"text\":\"" << jsonEscape(Notes[I].Message)
-       << "\"},\"locations\":[{\"physicalLocation\":{\"artifactLocation\":{\"uri\":\""
-       << jsonEscape(uri(Notes[I].File)) << "\"}}}]}";
+  // Notes, bounded: at most NotesPerFile per file, then one note that counts
+  // the rest (-v lists them all).
+  OS << "],\n\"invocations\":[{\"executionSuccessful\":true,\"toolExecutionNotifications\":[";
+  std::map<std::string, unsigned> PerFile;
+  unsigned Left = 0, Written = 0;
+  for (const FileNote &N : Notes) {
+    if (!N.Error && Opt.NotesPerFile && ++PerFile[N.File] > Opt.NotesPerFile) {
+      ++Left;
+      continue;
+    }
+    std::string Msg = N.Message;
+    if (!Msg.empty() && Msg.back() != '.')
+      Msg += '.';
+    OS << (Written++ ? "," : "") << "\n{\"level\":\"" << (N.Error ? "error" : "note")
+       << "\",\"message\":{\"text\":\"" << jsonEscape(Msg) << "\"},\"locations\":[{"
+       << "\"physicalLocation\":{";
+    sarifLocation(N.File, Root, OS);
+    OS << "}}]}";
+  }
+  if (Left)
+    OS << (Written ? "," : "") << "\n{\"level\":\"note\",\"message\":{\"text\":\"" << Left
+       << " more note(s) not listed (at most " << Opt.NotesPerFile
+       << " per file; kvlint -v lists them all).\"}}";
   OS << "]}]}]}\n";
 }
 

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "kvlint/ClangFrontend.h"
 #include "kvlint/Rule.h"
+#include "kvlint/Suppress.h"
 
 #include "clang-tidy/ClangTidyCheck.h"
 #include "clang-tidy/ClangTidyModule.h"
@@ -16,6 +17,9 @@
 #include "clang/AST/ASTContext.h"
 #include "clang/ASTMatchers/ASTMatchFinder.h"
 #include "clang/Basic/SourceManager.h"
+
+#include <map>
+#include <memory>
 
 using namespace clang;
 using namespace clang::tidy;
@@ -26,7 +30,7 @@ namespace {
 class RuleCheck : public ClangTidyCheck {
 public:
   RuleCheck(StringRef Name, ClangTidyContext *Context, const RuleInfo &Info)
-      : ClangTidyCheck(Name, Context), Impl(Info.Make()) {
+      : ClangTidyCheck(Name, Context), Impl(Info.Make()), TidyCtx(Context) {
     // Options are read and stored symmetrically under the rule's own names;
     // shared ones (Level, Envelope.*) may also be given globally.
     for (const OptionSpec &O : allOptions())
@@ -55,9 +59,24 @@ public:
       Impl->run(*F, Out);
     dedupeAndSort(Out);
     SourceManager &SM = Ctx.getSourceManager();
+    // The CLI's suppression comments (codes, kvlint: ignore, noqa,
+    // NOLINTBEGIN/END with codes), read from each file's buffer; clang-tidy
+    // itself still applies NOLINT with check names.
+    std::map<FileID, std::unique_ptr<SuppressionMap>> Maps;
+    auto MapOf = [&](SourceLocation Loc) -> SuppressionMap & {
+      FileID FID = SM.getFileID(Loc);
+      auto &M = Maps[FID];
+      if (!M)
+        M = std::make_unique<SuppressionMap>(SM.getBufferData(FID).str());
+      return *M;
+    };
+    if (firstEnabled())
+      warnAboutSuppressions(SM, MapOf(SM.getLocForStartOfFile(SM.getMainFileID())));
     for (const Finding &Fd : Out) {
       SourceLocation Loc = locate(SM, Fd.Range.Begin);
       if (Loc.isInvalid())
+        continue;
+      if (MapOf(Loc).suppresses(Fd))
         continue;
       {
       // One diagnostic at a time: the warning is emitted when D goes out of
@@ -83,6 +102,24 @@ public:
   }
 
 private:
+  /// True for the first kvlint check clang-tidy runs in this translation
+  /// unit's order (the registry's): it alone warns about the comments.
+  bool firstEnabled() const {
+    for (const RuleInfo &I : ruleRegistry())
+      if (TidyCtx->isCheckEnabled(I.Check))
+        return I.Check == std::string(Impl->check());
+    return false;
+  }
+
+  void warnAboutSuppressions(SourceManager &SM, const SuppressionMap &M) {
+    FileID Main = SM.getMainFileID();
+    for (const SuppressionProblem &P : M.Problems) {
+      SourceLocation L = SM.translateLineCol(Main, P.Line, P.Col);
+      if (L.isValid())
+        diag(L, "%0") << P.Message;
+    }
+  }
+
   std::vector<OptionSpec> allOptions() const {
     std::vector<OptionSpec> All = Impl->options();
     for (const OptionSpec &O : Rule::sharedOptions())
@@ -102,6 +139,7 @@ private:
 
   std::unique_ptr<Rule> Impl;
   kvlint::Options Opts;
+  ClangTidyContext *TidyCtx;
 };
 
 class KvlintModule : public ClangTidyModule {

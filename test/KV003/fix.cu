@@ -1,7 +1,8 @@
 // KV003 fix-it: the early return goes right after the statement that reads
 // the slot (continue when the slot is read inside a loop over tokens), so it
 // is in the slot's scope whatever shape the store has (a loop body without
-// braces, too); after --fix the file compiles and a re-scan reports nothing.
+// braces, too); after --fix (exit 0: nothing remains) the file compiles and
+// a re-scan reports nothing.
 // RUN: %if kvlint %{ cp %s %t.cu && %kvlint --checks=KV003 --fix %t.cu 2>&1 | FileCheck %s --check-prefix=APPLY %}
 // RUN: %if kvlint %{ %kvlint --checks=KV003 %t.cu %}
 // RUN: %if kvlint %{ FileCheck %s --check-prefix=FIXED < %t.cu %}

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <unistd.h>
+#include <algorithm>
 
 using namespace kvlint;
 namespace fs = std::filesystem;
@@ -140,16 +141,56 @@ TEST(Config, DiscoveryPerDirectory) {
 TEST(Baseline, StrictFormat) {
   Baseline B;
   std::string Err;
-  EXPECT_TRUE(parseBaseline("# kvlint baseline v1\n# note\n\n0123456789abcdef KV001 a.cu:3 f\n",
+  EXPECT_TRUE(parseBaseline("# kvlint baseline v2\n# note\n\n"
+                            "0123456789abcdef 0011223344556677 KV001 a.cu:3 f\n",
                             "b", B, Err))
       << Err;
-  EXPECT_EQ(B.Fingerprints.size(), 1u);
+  ASSERT_EQ(B.Entries.size(), 1u);
+  EXPECT_EQ(B.Entries[0].Site, "0011223344556677");
+  EXPECT_EQ(B.Entries[0].File, "a.cu");
+  EXPECT_EQ(B.Entries[0].Line, 3u);
   EXPECT_FALSE(parseBaseline("0123456789abcdef KV001\n", "b", B, Err));
-  EXPECT_EQ(Err, "b:1: not a kvlint baseline (the first line must be '# kvlint baseline v1')");
-  EXPECT_FALSE(parseBaseline("# kvlint baseline v1\nxyz\n", "b", B, Err));
-  EXPECT_EQ(Err, "b:2: expected '<16 hex digits> <code> <file>:<line> <function>'");
+  EXPECT_EQ(Err, "b:1: not a kvlint baseline (the first line must be '# kvlint baseline v2')");
+  EXPECT_FALSE(parseBaseline("# kvlint baseline v2\nxyz\n", "b", B, Err));
+  EXPECT_EQ(Err, "b:2: expected '<16 hex digits> <16 hex digits> <code> <file>:<line> <function>'");
+  EXPECT_FALSE(parseBaseline("# kvlint baseline v2\n0123456789abcdef KV001 a.cu:3 f\n", "b", B, Err));
   EXPECT_FALSE(parseBaseline("", "b", B, Err));
   EXPECT_FALSE(parseBaseline("# kvlint baseline v1\n0123456789ABCDEF x\n", "b", B, Err));
+  EXPECT_FALSE(parseBaseline("# kvlint baseline v9\n", "b", B, Err));
+  EXPECT_NE(Err.find("newer than this kvlint reads"), std::string::npos) << Err;
+  // v1 still reads (matched with the legacy fingerprints).
+  EXPECT_TRUE(parseBaseline("# kvlint baseline v1\n0123456789abcdef KV001 a.cu:3 f\n", "b", B, Err));
+  EXPECT_EQ(B.Version, 1u);
+}
+
+TEST(Baseline, CountsPerFingerprint) {
+  Baseline B;
+  std::string Err;
+  // Two sites of one fingerprint known, lines 4 and 5.
+  ASSERT_TRUE(parseBaseline("# kvlint baseline v2\n"
+                            "00000000000000aa 1111111122222222 KV001 k.cu:4 f\n"
+                            "00000000000000aa 3333333344444444 KV001 k.cu:5 f\n",
+                            "b", B, Err));
+  // Three now: a new one (its own line text) above the two old ones, whose
+  // neighbours changed.
+  std::vector<BaselineSite> S = {{"00000000000000aa", "99999999aaaaaaaa", 4, false},
+                                 {"00000000000000aa", "11111111bbbbbbbb", 5, false},
+                                 {"00000000000000aa", "3333333344444444", 6, false}};
+  BaselineMatch M = matchBaseline(B, S);
+  EXPECT_EQ(M.Known, (std::vector<bool>{false, true, true}));
+  EXPECT_EQ(M.Matched, 2u);
+  EXPECT_EQ(M.New, 1u);
+  // Same line text everywhere: --diff's changed line is the new one.
+  S = {{"00000000000000aa", "1111111122222222", 4, false},
+       {"00000000000000aa", "1111111122222222", 5, true},
+       {"00000000000000aa", "1111111122222222", 6, false}};
+  M = matchBaseline(B, S);
+  EXPECT_EQ(M.Known, (std::vector<bool>{true, false, true}));
+  // Fewer than the baseline counts: all known, one entry unused (gone).
+  S = {{"00000000000000aa", "", 9, false}};
+  M = matchBaseline(B, S);
+  EXPECT_EQ(M.Known, (std::vector<bool>{true}));
+  EXPECT_EQ(std::count(M.EntryUsed.begin(), M.EntryUsed.end(), false), 1);
 }
 
 TEST(Baseline, FingerprintsSurviveMovesNotChanges) {
@@ -173,9 +214,12 @@ TEST(Baseline, FingerprintsSurviveMovesNotChanges) {
   Finding Other = Make("a.cu", 1, 2, 15);
   Other.Code = "KV002";
   EXPECT_NE(fingerprints({Other}, S), fingerprints({Make("a.cu", 1, 2, 15)}, S));
-  // Two equal expressions in one function are told apart by occurrence.
+  // Two equal expressions in one function share it (a baseline counts
+  // them); the legacy (v1) fingerprints told them apart by occurrence.
   auto Two = fingerprints({Make("a.cu", 1, 2, 15), Make("a.cu", 1, 2, 15)}, S);
-  EXPECT_NE(Two[0], Two[1]);
+  EXPECT_EQ(Two[0], Two[1]);
+  auto Old = legacyFingerprints({Make("a.cu", 1, 2, 15), Make("a.cu", 1, 2, 15)}, S);
+  EXPECT_NE(Old[0], Old[1]);
 }
 
 TEST(Group, OneFindingPerValueToWiden) {

@@ -18,8 +18,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
   kvlint::Baseline B;
   std::string Err;
   if (kvlint::parseBaseline(Text, "b.txt", B, Err)) {
-    for (const std::string &F : B.Fingerprints)
-      if (F.size() != 16)
+    for (const kvlint::BaselineEntry &E : B.Entries)
+      if (E.Fingerprint.size() != 16 || (B.Version == 2 && E.Site.size() != 16))
         abort();
   } else if (Err.compare(0, 6, "b.txt:") != 0) {
     abort();

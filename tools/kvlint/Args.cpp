@@ -6,12 +6,18 @@
 //===----------------------------------------------------------------------===//
 #include "Args.h"
 #include "Config.h"
+#include "RuleDocs.h"
 
 #include <functional>
 #include <ostream>
 #include <sstream>
 
 namespace kvlint {
+
+bool isOutputFormat(const std::string &F) {
+  return F == "text" || F == "json" || F == "sarif" || F == "github";
+}
+
 namespace {
 
 /// A whole decimal number in [Min, Max] (no sign, no leading zero).
@@ -40,11 +46,33 @@ struct Flag {
 
 const std::vector<Flag> &flags() {
   static const std::vector<Flag> Table = {
-      {{"--format"}, "text|json|sarif", "output format (default text)",
+      {{"--format"}, "text|json|sarif|github",
+       "output format on stdout (default text; github: workflow\n"
+       "commands that annotate the pull request)",
        [](CliOptions &C, const std::string &V) -> std::string {
-         if (V != "text" && V != "json" && V != "sarif")
-           return "unknown --format '" + V + "' (text, json, sarif)";
+         if (!isOutputFormat(V))
+           return "unknown --format '" + V + "' (text, json, sarif, github)";
          C.Format = V;
+         return "";
+       }},
+      {{"--output"}, "FORMAT=FILE",
+       "also write the report as FORMAT to FILE (repeatable), e.g.\n"
+       "--output sarif=kvlint.sarif --output text=kvlint.txt",
+       [](CliOptions &C, const std::string &V) -> std::string {
+         size_t Eq = V.find('=');
+         if (Eq == std::string::npos || Eq + 1 == V.size())
+           return "--output wants FORMAT=FILE, got '" + V + "'";
+         std::string F = V.substr(0, Eq);
+         if (!isOutputFormat(F))
+           return "--output: unknown format '" + F + "' (text, json, sarif, github)";
+         C.Outputs.emplace_back(F, V.substr(Eq + 1));
+         return "";
+       }},
+      {{"--statistics"}, "",
+       "print per-rule counts instead of the findings (text); with\n"
+       "another --format, on stderr",
+       [](CliOptions &C, const std::string &) -> std::string {
+         C.Statistics = true;
          return "";
        }},
       {{"--checks"}, "LIST",
@@ -124,7 +152,9 @@ const std::vector<Flag> &flags() {
          }
          return "";
        }},
-      {{"--shard"}, "I/N", "analyse only shard I (0-based) of N, for CI matrices",
+      {{"--shard"}, "I/N",
+       "analyse only shard I (0-based) of N, for CI matrices; each file's\n"
+       "findings (a header's too) are in exactly one shard",
        [](CliOptions &C, const std::string &V) -> std::string {
          unsigned I = 0, N = 0;
          char Slash = 0;
@@ -172,9 +202,17 @@ const std::vector<Flag> &flags() {
          C.WriteBaseline = V;
          return "";
        }},
+      {{"--prune-baseline"}, "",
+       "rewrite the baseline without the entries no finding matched\n"
+       "(of the files this run analysed)",
+       [](CliOptions &C, const std::string &) -> std::string {
+         C.PruneBaseline = true;
+         return "";
+       }},
       {{"--diff"}, "REF|-",
        "report only findings on lines changed since git REF\n"
-       "(runs 'git diff -U0 REF'), or in a unified diff on stdin",
+       "(runs 'git diff -U0 REF'), or in a unified diff on stdin; analyses\n"
+       "the changed and untracked files and the files that include them",
        [](CliOptions &C, const std::string &V) -> std::string {
          if (V.empty())
            return "--diff wants a git revision or '-'";
@@ -216,6 +254,26 @@ const std::vector<Flag> &flags() {
        "(for debugging: a crashing file then ends the whole scan)",
        [](CliOptions &C, const std::string &) -> std::string {
          C.NoIsolation = true;
+         return "";
+       }},
+      {{"--fix-diff"}, "",
+       "print the fix-its as a unified diff on stdout, write nothing\n"
+       "(git apply -p1 applies it from the source root)",
+       [](CliOptions &C, const std::string &) -> std::string {
+         C.FixDiff = true;
+         return "";
+       }},
+      {{"--report-unused-suppressions"}, "",
+       "report NOLINT / kvlint: ignore / noqa comments that suppress nothing",
+       [](CliOptions &C, const std::string &) -> std::string {
+         C.ReportUnusedSuppressions = true;
+         return "";
+       }},
+      {{"--show-config"}, "FILE",
+       "print the configuration in force for FILE, and where each value\n"
+       "comes from; analyses nothing",
+       [](CliOptions &C, const std::string &V) -> std::string {
+         C.ShowConfig = V;
          return "";
        }},
       {{"--list-rules"}, "", "print the rules and their options",
@@ -267,7 +325,9 @@ std::string usageText() {
     }
   }
   OS << "  --version, --help\n\n"
-        "exit status: 0 no findings, 1 findings, 2 usage error or nothing analysed.\n";
+        "  kvlint rule CODE             print a rule's documentation (KV001, or its check name)\n\n"
+        "exit status: 0 no findings (also after --fix fixed them all), 1 findings,\n"
+        "2 usage error or nothing analysed.\n";
   return OS.str();
 }
 
@@ -284,7 +344,8 @@ int parseArgs(const std::vector<std::string> &Args, CliOptions &C, std::ostream 
       return 0;
     }
     if (A == "--version") {
-      Out << "kvlint 0.1.0 (clang frontend LLVM 19"
+      Out << "kvlint " << kvlintVersion() << " (commit " << kvlintCommit()
+          << "; clang frontend LLVM 19"
 #ifdef KVLINT_HAVE_TRITON
           << ", triton frontend tree-sitter"
 #endif

@@ -26,8 +26,15 @@ struct CliOptions {
   std::vector<ConfigFile> Overrides;
   std::string Baseline;      ///< --baseline FILE: report only findings not in it
   std::string WriteBaseline; ///< --write-baseline FILE
+  bool PruneBaseline = false; ///< --prune-baseline: drop the baseline's gone entries
   std::string Diff;          ///< --diff REF or '-': only findings on changed lines
   std::string Format = "text";
+  /// --output FORMAT=FILE, in command-line order: more reports of one run.
+  std::vector<std::pair<std::string, std::string>> Outputs;
+  bool Statistics = false;    ///< --statistics: per-rule counts
+  bool FixDiff = false;       ///< --fix-diff: print the fixes as a unified diff
+  bool ReportUnusedSuppressions = false; ///< --report-unused-suppressions
+  std::string ShowConfig;     ///< --show-config FILE
   std::string DbDir;
   unsigned Jobs = 0;
   unsigned ShardI = 0, ShardN = 1;
@@ -46,6 +53,9 @@ struct CliOptions {
 /// (0 after --help/--version, 2 on a usage error, reported on Err).
 int parseArgs(const std::vector<std::string> &Args, CliOptions &C, std::ostream &Out,
               std::ostream &Err);
+
+/// text, json, sarif or github.
+bool isOutputFormat(const std::string &F);
 
 /// The --help text, generated from the flag table.
 std::string usageText();

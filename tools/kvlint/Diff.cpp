@@ -332,14 +332,39 @@ bool gitDiff(const std::string &Dir, const std::string &Ref, ChangedLines &Out,
     Root.pop_back();
   if (!filterSafety(Root, Safe, Err))
     return false;
+  // A repository without commits has no HEAD yet: every line is new, so
+  // diff against the empty tree.
+  std::string Base = Ref, Ignored, NoErr;
+  if (Ref == "HEAD" &&
+      !runGit(Root, {"rev-parse", "--verify", "--quiet", "HEAD"}, Ignored, NoErr, Safe)) {
+    Base = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"; // git's empty tree
+    Out.Notes.push_back("the repository has no commit yet: every line of its files is new");
+  }
   std::string Text;
   if (!runGit(Root,
               {"diff", "--no-color", "--no-ext-diff", "--no-textconv", "--no-renames",
-               "--ignore-submodules=all", "--src-prefix=a/", "--dst-prefix=b/", "-U0", Ref,
+               "--ignore-submodules=all", "--src-prefix=a/", "--dst-prefix=b/", "-U0", Base,
                "--"},
               Text, Err, Safe))
     return false;
-  return parseUnifiedDiff(Text, Root, Out, Err);
+  if (!parseUnifiedDiff(Text, Root, Out, Err))
+    return false;
+  // Untracked files (not ignored) are not in git diff: they are new, whole.
+  std::string Untracked;
+  if (!runGit(Root, {"ls-files", "--others", "--exclude-standard", "-z", "--"}, Untracked, Err, Safe))
+    return false;
+  for (size_t P = 0; P < Untracked.size();) {
+    size_t E = Untracked.find('\0', P);
+    if (E == std::string::npos)
+      E = Untracked.size();
+    std::string F = normalPath((fs::path(Root) / Untracked.substr(P, E - P)).string());
+    if (!Out.ByFile.count(F)) {
+      Out.ByFile[F].push_back({1, ~0u});
+      Out.Untracked.push_back(F);
+    }
+    P = E + 1;
+  }
+  return true;
 }
 
 } // namespace kvlint

@@ -19,6 +19,10 @@ namespace kvlint {
 /// New-side line ranges [first, last] per file (paths as normalPath gives).
 struct ChangedLines {
   std::map<std::string, std::vector<std::pair<unsigned, unsigned>>> ByFile;
+  /// Untracked files gitDiff added whole (absolute); said in a note.
+  std::vector<std::string> Untracked;
+  /// What gitDiff has to say (no commit yet, ...).
+  std::vector<std::string> Notes;
   bool hasFile(const std::string &Path) const;
   /// True when any line of [First, Last] of Path changed.
   bool touches(const std::string &Path, unsigned First, unsigned Last) const;
@@ -29,7 +33,9 @@ struct ChangedLines {
 bool parseUnifiedDiff(const std::string &Text, const std::string &Root, ChangedLines &Out,
                       std::string &Err);
 
-/// Runs git in Dir's repository: `git diff -U0 REF` over the working tree.
+/// Runs git in Dir's repository: `git diff -U0 REF` over the working tree,
+/// plus the untracked files that are not ignored, whole. REF "HEAD" in a
+/// repository with no commit yet diffs against the empty tree.
 bool gitDiff(const std::string &Dir, const std::string &Ref, ChangedLines &Out,
              std::string &Err);
 

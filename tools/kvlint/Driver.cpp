@@ -15,13 +15,17 @@
 #include "Config.h"
 #include "Diff.h"
 #include "FileWalk.h"
+#include "Selection.h"
 #include "Fixes.h"
 #include "SafeWrite.h"
 #include "Worker.h"
+#include "Outputs.h"
+#include "ShowConfig.h"
 #include "kvlint/Frontend.h"
 
 #include "kvlint/Report.h"
 #include "kvlint/Rule.h"
+#include "kvlint/Suppress.h"
 
 #include <algorithm>
 #include <atomic>
@@ -185,6 +189,8 @@ int runDriver(const std::vector<std::string> &Args) {
 namespace {
 
 int run(const std::vector<std::string> &Args) {
+  if (!Args.empty() && Args[0] == "rule") // kvlint rule KV001
+    return showRule({Args.begin() + 1, Args.end()}, std::cout, std::cerr);
   CliOptions C;
   int Early = parseArgs(Args, C, std::cout, std::cerr);
   if (Early >= 0)
@@ -193,6 +199,8 @@ int run(const std::vector<std::string> &Args) {
     listRules(std::cout);
     return 0;
   }
+  if (!C.ShowConfig.empty())
+    return showConfig(C.ShowConfig, C.Overrides, std::cout, std::cerr);
   if (C.Inputs.empty()) {
     std::cerr << "kvlint: error: no input files or directories (see --help)\n";
     return 2;
@@ -212,6 +220,11 @@ int run(const std::vector<std::string> &Args) {
     }
   }
 
+  // --report-unused-suppressions: suppressed findings come back from the
+  // per-file analysis and are filtered after it (Outputs.cpp), which sees
+  // every use.
+  setDeferSuppressions(C.ReportUnusedSuppressions);
+
   std::vector<std::string> Found;
   std::vector<FileNote> Notes;
   WalkSkips Walk;
@@ -229,7 +242,6 @@ int run(const std::vector<std::string> &Args) {
   buildTreeDtypes(Found, C.Jobs, Tree);
 #endif
   const size_t FoundInAllShards = Found.size();
-  keepShard(Found, C.ShardI, C.ShardN);
   bool WholeTree = !C.Diff.empty();
   for (const std::string &In : C.Inputs) {
     std::error_code EC;
@@ -248,6 +260,10 @@ int run(const std::vector<std::string> &Args) {
   ChangedLines Changed;
   if (!C.Diff.empty() && !loadDiff(C, Changed))
     return 2;
+  for (const std::string &N : Changed.Notes)
+    std::cerr << "kvlint: note: --diff: " << N << "\n";
+  std::vector<std::string> Eligible;
+  std::vector<std::shared_ptr<const EffectiveConfig>> EligibleCfgs;
   for (const std::string &F : Found) {
     std::string Err;
     auto Cfg = Resolver.forFile(F, Err);
@@ -255,10 +271,23 @@ int run(const std::vector<std::string> &Args) {
       std::cerr << "kvlint: error: " << Err << "\n";
       return 2;
     }
-    if (excluded(F, Cfg->Exclude) || (!C.Diff.empty() && !Changed.hasFile(F))) {
+    if (excluded(F, Cfg->Exclude)) {
       ++Skipped;
       continue;
     }
+    Eligible.push_back(F);
+    EligibleCfgs.push_back(Cfg);
+  }
+  // --diff: the changed files and the files that include a changed one;
+  // --shard: this shard's files and their includers (IncludeScan.h).
+  FileSelection Sel = selectFiles(C, Eligible, Changed, Notes);
+  Skipped += Sel.Unselected;
+  if (Sel.Untracked)
+    std::cerr << "kvlint: note: --diff: " << Sel.Untracked
+              << " untracked file(s) taken as new, whole (git diff does not list them)\n";
+  for (size_t I : Sel.Analyse) {
+    const std::string &F = Eligible[I];
+    const auto &Cfg = EligibleCfgs[I];
     std::shared_ptr<const RuleSet> &Set = RuleSets[Cfg->key()];
     if (!Set)
       Set = std::make_shared<const RuleSet>(makeRules(Cfg->Checks, Cfg->Opts));
@@ -273,38 +302,18 @@ int run(const std::vector<std::string> &Args) {
     FileRules.push_back(Set.get());
   }
 
-  // The baseline: --baseline, else the Baseline key of the first input's
-  // .kvlint.yaml. Read before the scan so a bad file costs nothing.
-  std::string BaselinePath = C.Baseline;
-  if (BaselinePath.empty() && C.WriteBaseline.empty()) {
-    std::string Err;
-    std::error_code EC;
-    fs::path First = fs::absolute(C.Inputs.front(), EC);
-    auto Cfg = Resolver.forDir(fs::is_directory(First, EC) ? First.string()
-                                                           : First.parent_path().string(),
-                               Err);
-    if (Cfg)
-      BaselinePath = Cfg->Baseline;
-  }
-  Baseline Known;
-  if (!BaselinePath.empty() && C.WriteBaseline.empty()) {
-    std::string Err;
-    if (!readBaseline(BaselinePath, Known, Err)) {
-      std::cerr << "kvlint: error: " << Err << "\n";
-      return 2;
-    }
-  }
+  // The baseline, read before the scan so a bad file costs nothing.
+  BaselineState Known;
+  if (!loadBaselineFor(C, Resolver, Known))
+    return 2;
 
   DbFlags Db;
   if (!loadDatabases(C, Db, Notes))
     return 2;
 
-  std::set<std::string> Scanned; // canonical paths: headers a file's kernels reach
-  for (const std::string &F : Files) {
-    std::error_code EC;
-    std::string P = fs::weakly_canonical(F, EC).string();
-    Scanned.insert(EC ? F : P);
-  }
+  // Canonical paths: headers a file's kernels reach are reported when they
+  // are part of the scan (every shard's files, not only this one's).
+  const std::set<std::string> &Scanned = Sel.Scanned;
 
   std::vector<FileResult> Results(Files.size());
   PoolLimits Limits;
@@ -330,168 +339,35 @@ int run(const std::vector<std::string> &Args) {
       },
       [&](size_t I) { return Files[I]; }, Limits);
 
-  std::vector<Finding> All;
-  std::vector<FileNote> Loud;
-  RunSummary Sum;
-  std::map<std::string, std::string> Hashes; // what each fix-it was computed from
+  ScanOutcome Out;
+  Out.Notes = std::move(Notes);
   for (size_t I = 0; I < Files.size(); ++I) {
     FileResult &R = Results[I];
     for (const auto &[File, H] : R.Hashes) {
-      auto [It, New] = Hashes.emplace(File, H);
+      auto [It, New] = Out.Hashes.emplace(File, H);
       if (!New && It->second != H)
         It->second.clear(); // two workers read different bytes: fix neither
     }
-    Sum.FilesPartial += R.Analysed && R.Partial;
-    All.insert(All.end(), R.Findings.begin(), R.Findings.end());
-    Notes.insert(Notes.end(), R.Notes.begin(), R.Notes.end());
-    Loud.insert(Loud.end(), R.Loud.begin(), R.Loud.end());
-    Sum.FilesAnalysed += R.Analysed;
-    Sum.FilesFailed += R.Failed;
-    Sum.Functions += R.Functions;
+    Out.Sum.FilesPartial += R.Analysed && R.Partial;
+    Out.All.insert(Out.All.end(), R.Findings.begin(), R.Findings.end());
+    Out.Notes.insert(Out.Notes.end(), R.Notes.begin(), R.Notes.end());
+    Out.Loud.insert(Out.Loud.end(), R.Loud.begin(), R.Loud.end());
+    Out.Sum.FilesAnalysed += R.Analysed;
+    Out.Sum.FilesFailed += R.Failed;
+    Out.Sum.Functions += R.Functions;
     Skipped += R.Skipped;
     if (C.DumpIR)
       std::cout << R.DumpText;
   }
-  dedupeAndSort(All);
-
-  SourceCache Src;
-  if (!C.WriteBaseline.empty()) {
-    const std::string &Out = C.WriteBaseline;
-    {
-      std::error_code EC;
-      std::string Canon = fs::weakly_canonical(Out, EC).string();
-      if (!EC && Scanned.count(Canon)) {
-        std::cerr << "kvlint: error: refusing to write the baseline over '" << Out
-                  << "', a file this scan analyses\n";
-        return 2;
-      }
-    }
-    auto Key = [&](const std::string &F) { return baselineFileKey(Out, F); };
-    auto FPs = fingerprints(All, Src, Key);
-    std::string Err;
-    if (!writeFileAtomically(Out, formatBaseline(All, FPs, Key), Err)) {
-      std::cerr << "kvlint: error: " << Err << "\n";
-      return 2;
-    }
-    std::cerr << "kvlint: wrote " << All.size() << " finding(s) to baseline " << Out << "\n";
-    All.clear();
-  }
-
-  // Only new findings (not in the baseline) on changed lines (--diff).
-  std::vector<std::string> SarifFPs = fingerprints(All, Src);
-  unsigned InBaseline = 0;
-  {
-    std::vector<std::string> BaseFPs;
-    if (!Known.Fingerprints.empty())
-      BaseFPs = fingerprints(All, Src, [&](const std::string &F) {
-        return baselineFileKey(BaselinePath, F);
-      });
-    std::vector<Finding> Kept;
-    std::vector<std::string> KeptFPs;
-    for (size_t I = 0; I < All.size(); ++I) {
-      if (!BaseFPs.empty() && Known.Fingerprints.count(BaseFPs[I])) {
-        ++InBaseline;
-        continue;
-      }
-      const SrcRange &R = All[I].Range;
-      if (!C.Diff.empty() &&
-          !Changed.touches(R.Begin.File, R.Begin.Line, R.End.valid() ? R.End.Line : R.Begin.Line))
-        continue;
-      Kept.push_back(std::move(All[I]));
-      KeptFPs.push_back(SarifFPs[I]);
-    }
-    All.swap(Kept);
-    SarifFPs.swap(KeptFPs);
-  }
-  // One finding per root cause, after the baseline and --diff: a site that
-  // is new joins no group of known ones.
-  if (!C.PerSite)
-    Sum.Folded = groupSites(All, &SarifFPs);
-
-  if (C.WriteBaseline.empty()) {
-    if (C.Format == "json")
-      renderJson(All, Notes, Sum, std::cout);
-    else if (C.Format == "sarif")
-      renderSarif(All, Notes, Src, std::cout, &SarifFPs);
-    else
-      renderText(All, Src, std::cout);
-    std::cout.flush();
-  }
-
-  // Errors always reach stderr; notes only with -v, plus a one-line summary.
-  unsigned Quiet = 0;
-  for (const FileNote &N : Notes) {
-    if (N.Error || C.Verbose)
-      std::cerr << "kvlint: " << (N.Error ? "error: " : "note: ") << N.File << ": " << N.Message
-                << "\n";
-    else
-      ++Quiet;
-  }
-  if (!C.Verbose)
-    for (const FileNote &N : Loud)
-      std::cerr << "kvlint: note: " << N.File << ": " << N.Message << "\n";
-  if (Quiet && C.Format == "text")
-    std::cerr << "kvlint: " << Quiet << " note(s) about missing headers or recovered parse "
-              << "errors; run with -v to see them\n";
-  if (WholeTree || Sum.FilesFailed || Sum.FilesPartial) {
-    std::cerr << "kvlint: " << Sum.FilesAnalysed << " file(s) analysed";
-    if (Sum.FilesPartial)
-      std::cerr << " (" << Sum.FilesPartial << " partly)";
-    std::cerr << ", " << Skipped + Walk.GeneratedFiles + Walk.TestFiles + Walk.SpecialFiles
-              << " skipped, "
-              << Sum.FilesFailed << " failed\n";
-    if (Walk.SpecialFiles)
-      std::cerr << "kvlint: " << Walk.SpecialFiles
-                << " special file(s) named like sources (FIFO, device, socket, dangling link) "
-                   "not opened (-v names them)\n";
-    if (Walk.UnreadableDirs)
-      std::cerr << "kvlint: " << Walk.UnreadableDirs
-                << " director(ies) could not be read and were not scanned (-v names them)\n";
-    if (Walk.GeneratedFiles)
-      std::cerr << "kvlint: " << Walk.GeneratedFiles
-                << " generated file(s) skipped (--include-generated scans them)\n";
-    if (Walk.TestFiles)
-      std::cerr << "kvlint: " << Walk.TestFiles
-                << " file(s) in test or benchmark directories skipped (--include-tests scans "
-                   "them)\n";
-  }
-  if (InBaseline)
-    std::cerr << "kvlint: " << InBaseline << " finding(s) in the baseline not shown\n";
-  if (Sum.Folded && C.Format == "text")
-    std::cerr << "kvlint: " << All.size() << " finding(s) at " << All.size() + Sum.Folded
-              << " site(s): the sites of one value to widen are one finding (--per-site "
-                 "lists each)\n";
-
-  bool Broken = false;
-  if (C.WriteBaseline.empty() && !std::cout) {
-    // A report nobody received is no clean run (>/dev/full, a closed pipe).
-    std::cerr << "kvlint: error: cannot write the report to standard output\n";
-    Broken = true;
-  }
-  size_t Remaining = All.size();
-  if (C.Fix && !All.empty()) {
-    FixOutcome Fx = applyAllFixes(All, Hashes, C.UnsafeFixes, std::cerr);
-    Broken |= Fx.Failures != 0;
-    Remaining = All.size() - Fx.FindingsFixed;
-  }
-  if (Broken)
-    return 2;
-  // Nothing analysed although there was input (or a bad path), or nothing to
-  // analyse at all: an error, not a clean gate. With --diff, a change that
-  // touches no source is clean.
-  if (Sum.FilesAnalysed == 0 && (!Files.empty() || !Notes.empty()))
-    return 2;
-  if (Files.empty() && C.Diff.empty() && C.WriteBaseline.empty() &&
-      !(C.ShardN > 1 && FoundInAllShards > 0)) { // a CI matrix may have more shards than files
-    std::cerr << "kvlint: error: nothing to analyse: no source file "
-              << (Found.empty() && C.Excludes.empty() ? "was found"
-                                                       : "is left after the excludes")
-              << "\n";
-    return 2;
-  }
-  if (C.FailOnError && Sum.FilesFailed)
-    return 2;
-  return Remaining == 0 ? 0 : 1;
+  dedupeAndSort(Out.All);
+  Out.Skipped = Skipped;
+  Out.Walk = Walk;
+  Out.WholeTree = WholeTree;
+  Out.Files = Sel.ReportFiles;
+  Out.ReportOnly = Sel.ReportOnly;
+  Out.Scanned = std::move(Scanned);
+  Out.FoundAnywhere = FoundInAllShards;
+  return reportScan(C, Out, Known, Changed);
 }
 
 } // namespace

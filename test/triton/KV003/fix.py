@@ -1,5 +1,6 @@
 # KV003 fix-it (Triton): the slot test joins the store's mask, or becomes the
-# mask when the store has none; after --fix a re-scan reports nothing.
+# mask when the store has none; after --fix (exit 0: nothing remains) a
+# re-scan reports nothing.
 # RUN: %if kvlint %{ cp %s %t.py && %kvlint --checks=KV003 --fix %t.py 2>&1 | FileCheck %s --check-prefix=APPLY %}
 # RUN: %if kvlint %{ %kvlint --checks=KV003 %t.py %}
 # RUN: %if kvlint %{ FileCheck %s --check-prefix=FIXED < %t.py %}
