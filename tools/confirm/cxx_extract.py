@@ -72,16 +72,27 @@ def extract_function(src, name, occurrence=0):
             continue
         body_open = i + 1 + k
         end = matching_brace(src, body_open)
-        # back to the start of the declaration: the previous ';', '}' or '{' at depth 0
-        start = m.start()
-        j = start - 1
-        while j >= 0 and src[j] not in ";}{":
-            j -= 1
-        # keep a preceding template head, which ends in '>' not '}' / ';'
-        start = j + 1
-        while start < m.start() and src[start] in " \t\r\n":
-            start += 1
-        # drop comment lines between the previous declaration and this one
+        # back to the start of the declaration: after the last ';', '}' or '{'
+        # before the name that is outside comments and literals (a template head
+        # ends in '>', so it stays with the function)
+        j, last = 0, -1
+        while j < m.start():
+            k2 = _skip_comment_or_string(src, j)
+            if k2 != j:
+                j = k2
+                continue
+            if src[j] in ";}{":
+                last = j
+            j += 1
+        start = last + 1
+        # leading comments belong to the previous item's tail: skip them
+        while True:
+            while start < m.start() and src[start] in " \t\r\n":
+                start += 1
+            k2 = _skip_comment_or_string(src, start)
+            if k2 == start or src[start] in "\"'":
+                break
+            start = k2
         text = src[start:end + 1]
         line = src.count("\n", 0, start) + 1
         return text, line
