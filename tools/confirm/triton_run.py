@@ -12,6 +12,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import args as A  # noqa: E402
 import canary  # noqa: E402
+import kernel_source  # noqa: E402
 import ref64  # noqa: E402
 import runner  # noqa: E402
 import spec as S  # noqa: E402
@@ -63,7 +64,7 @@ def main():
         sizes[k] = A.eval_size(v, sizes)
     path = os.path.join(o.tree, spec["file"]) if o.variant == "upstream" else o.fixed
     res = {"id": spec["id"], "variant": o.variant, "which": o.which,
-           o.spec and spec["wrap"]["var"]: sizes[spec["wrap"]["var"]]}
+           spec["wrap"]["var"]: sizes[spec["wrap"]["var"]]}
     L = spec["launch"]
     try:
         import torch
@@ -78,8 +79,7 @@ def main():
         tensors = A.build(torch, spec, sizes)
         extra = {}
         if L["mode"] == "kernel":
-            ns = kernel_ns = __import__("kernel_source").compile_kernels(
-                src, "%s:%s" % (o.variant, spec["file"]), L.get("prelude", ""))
+            ns = kernel_source.compile_kernels(src, "%s:%s" % (o.variant, spec["file"]), L.get("prelude", ""))
             kern = ns[spec["kernel"]]
             extra["kernel"] = kern
         else:
