@@ -2,6 +2,7 @@
 #include "kvlint/Rule.h"
 
 #include "kvlint/Envelope.h"
+#include "kvlint/OptionCheck.h"
 
 #include <algorithm>
 #include <cctype>
@@ -18,13 +19,8 @@ int64_t Options::getInt(const std::string &Key, int64_t Default) const {
   auto It = Map.find(Key);
   if (It == Map.end())
     return Default;
-  try {
-    size_t Used = 0;
-    int64_t V = std::stoll(It->second, &Used, 0);
-    return Used == It->second.size() ? V : Default;
-  } catch (...) {
-    return Default;
-  }
+  int64_t V;
+  return parseInteger(It->second, V) ? V : Default; // never octal: 010 is not 8
 }
 
 bool Options::getBool(const std::string &Key, bool Default) const {
@@ -90,14 +86,13 @@ bool Rule::optBool(const Options &O, const char *Name) const {
   return D.getBool("v", D.getBool("d", false));
 }
 
-// Case-insensitive ECMAScript; a pattern that does not compile matches
-// nothing rather than everything.
-std::regex Rule::optRegex(const Options &O, const char *Name) const {
-  try {
-    return std::regex(opt(O, Name), std::regex::ECMAScript | std::regex::icase);
-  } catch (const std::regex_error &) {
-    return std::regex("$^");
-  }
+// Case-insensitive; a pattern that does not compile matches nothing rather
+// than everything.
+Pattern Rule::optRegex(const Options &O, const char *Name) const {
+  Pattern P;
+  std::string Err;
+  Pattern::compile(opt(O, Name), P, Err);
+  return P;
 }
 
 std::vector<RuleInfo> &ruleRegistry() {
