@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cctype>
 #include <climits>
+#include <map>
 
 namespace kvlint {
 
@@ -69,15 +70,6 @@ OptionType typeOf(const OptionSpec &S) {
     T.Min = 1, T.Max = Huge; // sizes and bounds: zero or negative means nothing
   }
   return T;
-}
-
-bool findSpec(const std::vector<OptionSpec> &Specs, const std::string &Name, OptionSpec &Out) {
-  for (const OptionSpec &S : Specs)
-    if (S.Name == Name) {
-      Out = S;
-      return true;
-    }
-  return false;
 }
 
 std::string withCommas(int64_t V) {
@@ -160,35 +152,36 @@ bool parseInteger(const std::string &S, int64_t &V) {
   return true;
 }
 
-bool optionType(const std::string &Key, OptionType &Out) {
-  OptionSpec S;
-  if (findSpec(globalSpecs(), Key, S)) {
-    Out = typeOf(S);
-    return true;
-  }
-  for (const RuleInfo &I : ruleRegistry()) {
-    std::string Prefix = std::string(I.Check) + ".";
-    if (Key.compare(0, Prefix.size(), Prefix) != 0)
-      continue;
-    std::string Name = Key.substr(Prefix.size());
-    if (findSpec(I.Make()->options(), Name, S) || findSpec(Rule::sharedOptions(), Name, S)) {
-      Out = typeOf(S);
-      return true;
+/// Every known key and its type, built once (the registry is complete
+/// before main runs): a lookup per configured key, whatever the file's size.
+static const std::map<std::string, OptionType> &table() {
+  static const std::map<std::string, OptionType> T = [] {
+    std::map<std::string, OptionType> M;
+    for (const OptionSpec &S : globalSpecs())
+      M[S.Name] = typeOf(S);
+    for (const RuleInfo &I : ruleRegistry()) {
+      for (const OptionSpec &S : I.Make()->options())
+        M[std::string(I.Check) + "." + S.Name] = typeOf(S);
+      for (const OptionSpec &S : Rule::sharedOptions())
+        M[std::string(I.Check) + "." + S.Name] = typeOf(S);
     }
-  }
-  return false;
+    return M;
+  }();
+  return T;
+}
+
+bool optionType(const std::string &Key, OptionType &Out) {
+  auto It = table().find(Key);
+  if (It == table().end())
+    return false;
+  Out = It->second;
+  return true;
 }
 
 std::vector<std::string> knownOptionKeys() {
   std::vector<std::string> K;
-  for (const OptionSpec &S : globalSpecs())
-    K.push_back(S.Name);
-  for (const RuleInfo &I : ruleRegistry()) {
-    for (const OptionSpec &S : I.Make()->options())
-      K.push_back(std::string(I.Check) + "." + S.Name);
-    for (const OptionSpec &S : Rule::sharedOptions())
-      K.push_back(std::string(I.Check) + "." + S.Name);
-  }
+  for (const auto &[Name, T] : table())
+    K.push_back(Name);
   return K;
 }
 

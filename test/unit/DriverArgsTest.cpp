@@ -63,7 +63,7 @@ TEST(Args, ValuesInEverySpelling) {
 TEST(Args, SwitchesAndOptions) {
   CliOptions C;
   EXPECT_EQ(parse({"--fix", "-v", "--dump-ir", "--checks=KV001,-KV002",
-                   "--option=kvlint-x.Y=a=b"},
+                   "--option=kvlint-narrowed-index-overflow.SafeHelpers=a=b"},
                   C),
             -1);
   EXPECT_TRUE(C.Fix);
@@ -72,7 +72,8 @@ TEST(Args, SwitchesAndOptions) {
   ASSERT_EQ(C.Overrides.size(), 2u);
   EXPECT_EQ(*C.Overrides[0].Checks, (std::vector<std::string>{"KV001", "-KV002"}));
   EXPECT_EQ(C.Overrides[1].Options[0],
-            (std::pair<std::string, std::string>{"kvlint-x.Y", "a=b"}));
+            (std::pair<std::string, std::string>{"kvlint-narrowed-index-overflow.SafeHelpers",
+                                                 "a=b"}));
 }
 
 TEST(Args, UsageErrorsExitTwo) {

@@ -399,6 +399,7 @@ bool readConfigFile(const std::string &Path, ConfigKind Kind, ConfigFile &Out,
 }
 
 void EffectiveConfig::apply(const ConfigFile &F) {
+  CachedKey.clear();
   if (F.Checks) {
     if (!F.InheritParent)
       Checks.clear(), ChecksFrom.clear();
@@ -414,8 +415,10 @@ void EffectiveConfig::apply(const ConfigFile &F) {
     Sources.push_back(F.Path);
 }
 
-std::string EffectiveConfig::key() const {
-  std::string K;
+const std::string &EffectiveConfig::key() const {
+  if (!CachedKey.empty())
+    return CachedKey;
+  std::string &K = CachedKey;
   for (const std::string &C : Checks)
     K += C + ",";
   K += "\n";
@@ -460,14 +463,15 @@ const ConfigResolver::Dir *ConfigResolver::dir(const std::string &AbsDir, std::s
       if (!readConfigFile(Kv.string(), ConfigKind::Kvlint, F, Err))
         return nullptr;
       F.InheritParent = false; // Checks in .kvlint.yaml replace, as in --config
-      D->Kvlint.push_back(std::move(F));
+      D->Kvlint.push_back(std::make_shared<const ConfigFile>(std::move(F)));
     }
   }
   auto R = std::make_shared<EffectiveConfig>(*D->Tidy);
-  for (const ConfigFile &F : D->Kvlint)
-    R->apply(F);
+  for (const auto &F : D->Kvlint)
+    R->apply(*F);
   for (const ConfigFile &F : Overrides)
     R->apply(F);
+  R->key(); // once, here, under the resolver's lock
   D->Result = R;
   return (Cache[AbsDir] = std::move(D)).get();
 }

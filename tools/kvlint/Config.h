@@ -82,7 +82,12 @@ struct EffectiveConfig {
   /// Layers a file over this configuration.
   void apply(const ConfigFile &F);
   /// Checks and options as one string: equal keys mean equal rule sets.
-  std::string key() const;
+  /// Computed once per directory by ConfigResolver (a file of 80k options
+  /// must not cost 80k string appends per scanned file).
+  const std::string &key() const;
+
+private:
+  mutable std::string CachedKey; ///< key(), once; apply() clears it
 };
 
 /// Finds and caches the configuration of each directory. Thread-safe.
@@ -99,7 +104,7 @@ public:
 private:
   struct Dir {
     std::shared_ptr<const EffectiveConfig> Tidy;   ///< .clang-tidy chain
-    std::vector<ConfigFile> Kvlint;                ///< .kvlint.yaml files, root first
+    std::vector<std::shared_ptr<const ConfigFile>> Kvlint; ///< .kvlint.yaml files, root first
     std::shared_ptr<const EffectiveConfig> Result; ///< all layers
   };
   const Dir *dir(const std::string &AbsDir, std::string &Err);
