@@ -370,7 +370,7 @@ bool parseConfig(const std::string &Text, const std::string &Path, ConfigKind Ki
       }
     } else if (Key == "Envelope" && N.K != yaml::Node::Map) {
       std::string S;
-      if (!scalarText(N, S)) {
+      if (!scalarText(N, S) || S.empty()) {
         Err = where(Path, N) + "Envelope wants a file name (or a mapping of dimensions)";
         return false;
       }
