@@ -16,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 #include "kvlint/ClangFrontend.h"
 #include "LaunchFacts.h"
+#include "kvlint/Utf8.h"
 
 #include "clang/AST/ASTContext.h"
 #include "clang/AST/Expr.h"
@@ -118,7 +119,7 @@ private:
       S += C;
     }
     if (S.size() > 80)
-      S = S.substr(0, 77) + "...";
+      S = utf8Prefix(S, 77) + "..."; // never inside a UTF-8 character
     return S;
   }
 

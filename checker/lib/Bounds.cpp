@@ -6,7 +6,7 @@
 #include <cctype>
 #include <cstring>
 #include <functional>
-#include <regex>
+#include "kvlint/Pattern.h"
 
 namespace kvlint {
 
@@ -705,9 +705,9 @@ Bound Bounds::dim(const Dimension &D, const std::string &Name, const char *How) 
   B.Hi = E.bound(D, Beyond);
   // An index into an index space (a token, a page, a request) is below its
   // size; a count of it (num_tokens, seq_len, total) may equal it.
-  static const std::regex Count("^(num|n|total|max|cnt)_?|(len|count|size|num|total)s?$",
-                                std::regex::icase);
-  const bool Index = !E.isSize(D) && !std::regex_search(leafName(Name), Count);
+  static const Pattern Count =
+      Pattern::builtin("^(num|n|total|max|cnt)_?|(len|count|size|num|total)s?$");
+  const bool Index = !E.isSize(D) && !Count.search(leafName(Name));
   const int64_t Size = B.Hi;
   if (Index)
     B.Hi -= 1;

@@ -1,5 +1,6 @@
 //===- Envelope.cpp - the deployment envelope -------------------------------===//
 #include "kvlint/Envelope.h"
+#include "kvlint/OptionCheck.h"
 
 #include <algorithm>
 #include <cctype>
@@ -78,7 +79,7 @@ const DimSpec Specs[] = {
      "7,341,824 (3.7M-slot pools are common on MI300X)"},
     {"KvPages", 8388608,
      "page|^(?![mnk]_?block).*block_?(id|idx|ids|num|no|table|tables)|^block$|^blk|physical_?block|"
-     "^num_?blocks(?!_?per)|^indices$|"
+     "^(?!num_?blocks_?per)num_?blocks|^indices$|"
      "^kv_?indptr$|^(src|dst)_?blocks$|^(?!req).*(state|cache)_?(batch_?)?indices|"
      "max_?num_?blocks|max_?blocks",
      "at page size 1 (SGLang) pages are slots: 8,388,608"},
@@ -114,31 +115,23 @@ const DimSpec Specs[] = {
      "times a warp's 32 lanes still fit, three such values do not"},
 };
 
+// A bound is a positive integer (OptionCheck.h's syntax); the CLI rejects
+// anything else before this, naming the file and line.
 bool parseInt(const std::string &S, int64_t &V) {
-  if (S.empty())
+  int64_t X;
+  if (!parseInteger(S, X) || X < 1)
     return false;
-  std::string T;
-  for (char C : S)
-    if (C != ',' && C != '_' && C != '\'')
-      T += C;
-  try {
-    size_t Used = 0;
-    long long X = std::stoll(T, &Used, 0);
-    if (Used != T.size() || X < 1)
-      return false;
-    V = X;
-    return true;
-  } catch (...) {
-    return false;
-  }
+  V = X;
+  return true;
 }
 
-std::regex compile(const std::string &P) {
-  try {
-    return std::regex(P, std::regex::ECMAScript | std::regex::icase);
-  } catch (const std::regex_error &) {
-    return std::regex("$^");
-  }
+// A pattern that does not compile matches nothing (the CLI rejects it before
+// this, naming the file and line).
+Pattern compile(const std::string &P) {
+  Pattern R;
+  std::string Err;
+  Pattern::compile(P, R, Err);
+  return R;
 }
 
 } // namespace
@@ -199,7 +192,7 @@ const Dimension *Envelope::byName(const std::string &Name) const {
   if (L.empty())
     return nullptr;
   for (const Dimension &D : Dims)
-    if (std::regex_search(L, D.Re))
+    if (D.Re.search(L))
       return &D;
   return nullptr;
 }

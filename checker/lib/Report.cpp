@@ -1,5 +1,6 @@
 //===- Report.cpp - text, JSON and SARIF reporters --------------------------===//
 #include "kvlint/Report.h"
+#include "kvlint/Utf8.h"
 
 #include <algorithm>
 #include <cctype>
@@ -28,13 +29,16 @@ std::string SourceCache::line(const std::string &Path, unsigned Line) {
   const std::string *T = get(Path);
   if (!T || Line == 0)
     return "";
-  size_t Pos = 0;
-  for (unsigned L = 1; L < Line; ++L) {
-    Pos = T->find('\n', Pos);
-    if (Pos == std::string::npos)
-      return "";
-    ++Pos;
+  auto It = Starts.find(Path);
+  if (It == Starts.end()) {
+    std::vector<size_t> S = {0};
+    for (size_t P = T->find('\n'); P != std::string::npos; P = T->find('\n', P + 1))
+      S.push_back(P + 1);
+    It = Starts.emplace(Path, std::move(S)).first;
   }
+  if (Line > It->second.size() || It->second[Line - 1] > T->size())
+    return "";
+  size_t Pos = It->second[Line - 1];
   size_t End = T->find('\n', Pos);
   std::string S = T->substr(Pos, End == std::string::npos ? std::string::npos : End - Pos);
   if (!S.empty() && S.back() == '\r')
@@ -42,8 +46,10 @@ std::string SourceCache::line(const std::string &Path, unsigned Line) {
   return S;
 }
 
-std::string jsonEscape(const std::string &S) {
+std::string jsonEscape(const std::string &In) {
+  const std::string S = validUtf8(In);
   std::string O;
+  O.reserve(S.size());
   for (unsigned char C : S) {
     switch (C) {
     case '"': O += "\\\""; break;
@@ -52,7 +58,7 @@ std::string jsonEscape(const std::string &S) {
     case '\r': O += "\\r"; break;
     case '\t': O += "\\t"; break;
     default:
-      if (C < 0x20) {
+      if (C < 0x20 || C == 0x7F) {
         char B[8];
         snprintf(B, sizeof B, "\\u%04x", C);
         O += B;
@@ -62,6 +68,35 @@ std::string jsonEscape(const std::string &S) {
     }
   }
   return O;
+}
+
+std::string textEscape(const std::string &In) {
+  const std::string S = validUtf8(In);
+  std::string O;
+  O.reserve(S.size());
+  for (unsigned char C : S) {
+    if ((C < 0x20 && C != '\t') || C == 0x7F) {
+      char B[8];
+      snprintf(B, sizeof B, "\\x%02x", C);
+      O += B;
+    } else {
+      O += char(C);
+    }
+  }
+  return O;
+}
+
+// Blanks under the first Col - 1 bytes of a line as textEscape shows them: a
+// tab stays a tab, each other character (not byte) is one column.
+static std::string caretPad(const std::string &Line, unsigned Col) {
+  std::string Shown = textEscape(Line.substr(0, Col ? std::min<size_t>(Col - 1, Line.size()) : 0));
+  std::string Pad;
+  for (unsigned char C : Shown)
+    if (C == '\t')
+      Pad += '\t';
+    else if ((C & 0xC0) != 0x80) // not a continuation byte
+      Pad += ' ';
+  return Pad;
 }
 
 unsigned applyFixes(std::string &Text, const std::vector<const FixIt *> &Fixes) {
@@ -120,16 +155,14 @@ static std::string fixedLine(const Finding &F, SourceCache &Src) {
 void renderText(const std::vector<Finding> &Fs, SourceCache &Src, std::ostream &OS) {
   for (const Finding &F : Fs) {
     const SrcLoc &B = F.Range.Begin;
-    OS << B.File << ":" << B.Line << ":" << B.Col << ": warning: " << F.Message << " ["
-       << F.Check << "]\n";
+    OS << textEscape(B.File) << ":" << B.Line << ":" << B.Col
+       << ": warning: " << textEscape(F.Message) << " [" << F.Check << "]\n";
     std::string L = Src.line(B.File, B.Line);
     if (!L.empty()) {
       char Num[16];
       snprintf(Num, sizeof Num, "%5u", B.Line);
-      OS << Num << " | " << L << "\n";
-      std::string Caret;
-      for (unsigned I = 0; I + 1 < B.Col && I < L.size(); ++I)
-        Caret += L[I] == '\t' ? '\t' : ' ';
+      OS << Num << " | " << textEscape(L) << "\n";
+      std::string Caret = caretPad(L, B.Col);
       Caret += '^';
       const SrcLoc &E = F.Range.End;
       if (E.Line == B.Line && E.Col > B.Col + 1)
@@ -137,11 +170,13 @@ void renderText(const std::vector<Finding> &Fs, SourceCache &Src, std::ostream &
       OS << "      | " << Caret << "\n";
       std::string Fixed = fixedLine(F, Src);
       if (!Fixed.empty())
-        OS << "      | fix-it: " << Fixed.substr(Fixed.find_first_not_of(" \t")) << "\n";
+        OS << "      | fix-it: "
+           << textEscape(Fixed.substr(std::min(Fixed.find_first_not_of(" \t"), Fixed.size())))
+           << "\n";
     }
     for (const Note &N : F.Notes)
-      OS << N.Range.Begin.File << ":" << N.Range.Begin.Line << ":" << N.Range.Begin.Col
-         << ": note: " << N.Message << "\n";
+      OS << textEscape(N.Range.Begin.File) << ":" << N.Range.Begin.Line << ":"
+         << N.Range.Begin.Col << ": note: " << textEscape(N.Message) << "\n";
   }
 }
 

@@ -2,9 +2,11 @@
 #include "kvlint/Rule.h"
 
 #include "kvlint/Envelope.h"
+#include "kvlint/OptionCheck.h"
 
 #include <algorithm>
 #include <cctype>
+#include <set>
 #include <tuple>
 
 namespace kvlint {
@@ -18,13 +20,8 @@ int64_t Options::getInt(const std::string &Key, int64_t Default) const {
   auto It = Map.find(Key);
   if (It == Map.end())
     return Default;
-  try {
-    size_t Used = 0;
-    int64_t V = std::stoll(It->second, &Used, 0);
-    return Used == It->second.size() ? V : Default;
-  } catch (...) {
-    return Default;
-  }
+  int64_t V;
+  return parseInteger(It->second, V) ? V : Default; // never octal: 010 is not 8
 }
 
 bool Options::getBool(const std::string &Key, bool Default) const {
@@ -90,14 +87,13 @@ bool Rule::optBool(const Options &O, const char *Name) const {
   return D.getBool("v", D.getBool("d", false));
 }
 
-// Case-insensitive ECMAScript; a pattern that does not compile matches
-// nothing rather than everything.
-std::regex Rule::optRegex(const Options &O, const char *Name) const {
-  try {
-    return std::regex(opt(O, Name), std::regex::ECMAScript | std::regex::icase);
-  } catch (const std::regex_error &) {
-    return std::regex("$^");
-  }
+// Case-insensitive; a pattern that does not compile matches nothing rather
+// than everything.
+Pattern Rule::optRegex(const Options &O, const char *Name) const {
+  Pattern P;
+  std::string Err;
+  Pattern::compile(opt(O, Name), P, Err);
+  return P;
 }
 
 std::vector<RuleInfo> &ruleRegistry() {
@@ -160,8 +156,8 @@ void runRules(const std::vector<std::unique_ptr<Rule>> &Rules, const Function &F
 }
 
 void dedupeAndSort(std::vector<Finding> &Fs) {
-  auto Key = [](const Finding &F) {
-    return std::make_tuple(F.Range.Begin.File, F.Range.Begin.Line, F.Range.Begin.Col, F.Code);
+  auto Key = [](const Finding &F) { // references: no string copy per comparison
+    return std::tie(F.Range.Begin.File, F.Range.Begin.Line, F.Range.Begin.Col, F.Code);
   };
   std::stable_sort(Fs.begin(), Fs.end(),
                    [&](const Finding &A, const Finding &B) { return Key(A) < Key(B); });
@@ -172,6 +168,9 @@ void dedupeAndSort(std::vector<Finding> &Fs) {
 
 unsigned groupSites(std::vector<Finding> &Fs, std::vector<std::string> *Keys) {
   std::map<std::tuple<std::string, std::string, std::string, std::string, bool>, size_t> First;
+  // The fix-its each kept finding already has: a group of k sites costs
+  // k log k, not k^2 comparisons.
+  std::map<size_t, std::set<std::tuple<unsigned, unsigned, std::string>>> HasFix;
   std::vector<Finding> Out;
   std::vector<std::string> OutKeys;
   std::vector<unsigned> Extra;
@@ -186,13 +185,13 @@ unsigned groupSites(std::vector<Finding> &Fs, std::vector<std::string> *Keys) {
         P.Notes.push_back({F.Range, "and here: " + F.Message});
         for (const Note &N : F.Notes)
           P.Notes.push_back(N);
-        for (const FixIt &X : F.Fixes) {
-          bool Same = false;
+        auto &Have = HasFix[It->second];
+        if (Have.empty())
           for (const FixIt &Y : P.Fixes)
-            Same |= Y.Begin.Offset == X.Begin.Offset && Y.Length == X.Length && Y.Text == X.Text;
-          if (!Same)
+            Have.insert({Y.Begin.Offset, Y.Length, Y.Text});
+        for (const FixIt &X : F.Fixes)
+          if (Have.insert({X.Begin.Offset, X.Length, X.Text}).second)
             P.Fixes.push_back(X);
-        }
         ++Extra[It->second];
         ++Folded;
         continue;

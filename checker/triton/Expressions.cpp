@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Lowering.h"
+#include "kvlint/Utf8.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -93,7 +94,7 @@ std::string FnLowerer::shortText(TSNode At) const {
     Space = false;
     S += C;
   }
-  if (S.size() > 80) S = S.substr(0, 77) + "...";
+  if (S.size() > 80) S = utf8Prefix(S, 77) + "..."; // never inside a UTF-8 character
   return S;
 }
 

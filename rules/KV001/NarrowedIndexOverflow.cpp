@@ -174,7 +174,7 @@ struct NarrowedIndexOverflow::Walk {
   }
 
   bool safeCall(const Node *N) const {
-    return N->K == Kind::Call && R.HasSafe && std::regex_search(N->Name, R.SafeRe);
+    return N->K == Kind::Call && R.HasSafe && R.SafeRe.search(N->Name);
   }
 
   void addr(const Node *N) {
@@ -361,7 +361,7 @@ struct NarrowedIndexOverflow::Walk {
       // only strides and offsets are index_t.
       if (R.DependentMemberBits > 0) {
         std::string Member = memberRead(N);
-        if (!Member.empty() && !std::regex_search(Member, R.MemberWideRe))
+        if (!Member.empty() && !R.MemberWideRe.search(Member))
           return IntTy::integer(unsigned(R.DependentMemberBits), true);
       }
       return IntTy::unknown();
@@ -387,9 +387,10 @@ struct NarrowedIndexOverflow::Walk {
   /// A read of a struct member as written (`params.h`, `p->n`,
   /// `params.fusion.hidden`): the member's name, or "" for anything else.
   static std::string memberRead(const Node *N) {
-    static const std::regex Member(R"(^[A-Za-z_][\w.>-]*(\.|->)([A-Za-z_]\w*)$)");
-    std::smatch M;
-    if (N->Text.size() > 256 || !std::regex_match(N->Text, M, Member))
+    static const Pattern Member = Pattern::builtin(
+        R"(^[A-Za-z_][\w.>-]*(\.|->)([A-Za-z_]\w*)$)", Pattern::CaseSensitive);
+    std::vector<std::string> M;
+    if (N->Text.size() > 256 || !Member.search(N->Text, M) || M.size() < 3)
       return "";
     return M[2];
   }
@@ -528,18 +529,18 @@ bool NarrowedIndexOverflow::namedOnChip(const Node *N) const {
   for (unsigned I = 0; N && I < 64; ++I, N = addressStep(N)) {
     bool Named = N->K == Kind::Param || N->K == Kind::Call || N->K == Kind::Unknown ||
                  (N->K == Kind::Var && N->Ty.Pointer);
-    if (Named && !N->Name.empty() && std::regex_search(leafName(N->Name), OnChipRe))
+    if (Named && !N->Name.empty() && OnChipRe.search(leafName(N->Name)))
       return true;
     // A member of an object whose name says it is shared memory: the
     // `smem.state` of a helper's `SmemT &smem` parameter.
-    if (Named && !N->Object.empty() && std::regex_search(N->Object, OnChipRe))
+    if (Named && !N->Object.empty() && OnChipRe.search(N->Object))
       return true;
   }
   return false;
 }
 
 void NarrowedIndexOverflow::run(const Function &F, std::vector<Finding> &Out) const {
-  if (HasSafe && std::regex_search(F.Name, SafeRe))
+  if (HasSafe && SafeRe.search(F.Name))
     return;
   Walk W{*this, F, Out, Bounds(F, Env, false), Bounds(F, Env, true), {}, {}, {}};
   for (const Access &A : F.Accesses) {
@@ -551,9 +552,9 @@ void NarrowedIndexOverflow::run(const Function &F, std::vector<Finding> &Out) co
     // (C++ only: a Triton kernel computes its offsets in place, and a value
     // it stores has the integer type of a load of unknown element type.)
     if (F.Lang != Language::Triton && A.AK == AccessKind::Store && A.Value && HasSink && Base &&
-        !Base->Name.empty() && std::regex_search(Base->Name, SinkRe))
+        !Base->Name.empty() && SinkRe.search(Base->Name))
       W.offset(A.Value, false);
-    if (Base && !Base->Name.empty() && std::regex_search(Base->Name, TableRe))
+    if (Base && !Base->Name.empty() && TableRe.search(Base->Name))
       continue;
     if (Base && Base->OnChip) // shared memory, registers: never 2^31 elements
       continue;

@@ -7,7 +7,7 @@
 #include "kvlint/Envelope.h"
 #include "kvlint/Rule.h"
 
-#include <regex>
+#include "kvlint/Pattern.h"
 #include <set>
 
 namespace kvlint {
@@ -31,12 +31,12 @@ private:
   struct Walk;
   bool namedOnChip(const Node *Addr) const;
 
-  std::regex TableRe, SafeRe, OnChipRe, SinkRe;
+  Pattern TableRe, SafeRe, OnChipRe, SinkRe;
   bool HasSafe = false, HasOnChip = false, HasSink = false;
   bool Latent = false;
   int64_t DependentLoadBits = 32;
   int64_t DependentMemberBits = 32;
-  std::regex MemberWideRe;
+  Pattern MemberWideRe;
   Envelope Env;
 };
 

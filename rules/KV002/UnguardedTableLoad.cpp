@@ -234,7 +234,7 @@ struct UnguardedTableLoad::Check {
     if (!D)
       return false;
     std::string N = nameOf(D);
-    if (!N.empty() && std::regex_search(N, R.BlockRe))
+    if (!N.empty() && R.BlockRe.search(N))
       return true;
     if (D->K == Kind::Mul) // block_size * cp_size: context-parallel virtual blocks
       return blockSize(D->op(0)) || blockSize(D->op(1));
@@ -295,7 +295,7 @@ struct UnguardedTableLoad::Check {
       std::string Nm = nameOf(N);
       if ((N->K == Kind::Param || N->K == Kind::Var || N->K == Kind::Symbolic ||
            N->K == Kind::Const || N->K == Kind::Unknown) &&
-          !Nm.empty() && std::regex_search(Nm, R.WidthRe))
+          !Nm.empty() && R.WidthRe.search(Nm))
         Found = true;
       if (N->K == Kind::Load) {
         std::string BN = nameOf(addressBase(N->op(0)));
@@ -325,16 +325,16 @@ struct UnguardedTableLoad::Check {
       if (E->K == Kind::Load) {
         // A table of sequence lengths, or of any per-request lengths
         // (gather_lens, query_lens): bounded by the sequence.
-        static const std::regex LenTable("(^|_)(lens?|lengths?)(_ptr)?$", std::regex::icase);
+        static const Pattern LenTable = Pattern::builtin("(^|_)(lens?|lengths?)(_ptr)?$");
         std::string BN = nameOf(addressBase(E->op(0)));
-        if ((!BN.empty() && (std::regex_search(BN, R.SeqRe) || std::regex_search(BN, LenTable))) ||
-            (!E->Name.empty() && std::regex_search(E->Name, R.SeqRe)))
+        if ((!BN.empty() && (R.SeqRe.search(BN) || LenTable.search(BN))) ||
+            (!E->Name.empty() && R.SeqRe.search(E->Name)))
           return true;
         continue;
       }
       if ((E->K == Kind::Param || E->K == Kind::Var || E->K == Kind::Symbolic ||
            E->K == Kind::Unknown || E->K == Kind::Call) &&
-          !Nm.empty() && std::regex_search(Nm, R.SeqRe))
+          !Nm.empty() && R.SeqRe.search(Nm))
         return true;
       for (const Node *O : E->Ops)
         Stack.push_back(O);
@@ -474,7 +474,7 @@ struct UnguardedTableLoad::Check {
       return seqDerived(E) ? 2 : 0;
     if ((E->K == Kind::Var || E->K == Kind::Param || E->K == Kind::Unknown ||
          E->K == Kind::Symbolic) &&
-        !Nm.empty() && std::regex_search(Nm, R.SeqRe))
+        !Nm.empty() && R.SeqRe.search(Nm))
       return 2;
     switch (E->K) {
     case Kind::Const: case Kind::Symbolic: case Kind::Range: case Kind::ThreadIdx:
@@ -485,7 +485,7 @@ struct UnguardedTableLoad::Check {
     // An opaque call (a header the scan does not have: cute::ceil_div) whose
     // arguments, as written, name a sequence length.
     if (E->K == Kind::Call && E->Ops.empty())
-      return !E->Text.empty() && std::regex_search(E->Text, R.SeqRe) ? 2 : 0;
+      return !E->Text.empty() && R.SeqRe.search(E->Text) ? 2 : 0;
     if (E->Ops.empty())
       return 0;
     Active.push_back(E);
@@ -561,7 +561,7 @@ struct UnguardedTableLoad::Check {
         continue;
       const Node *SB = Inlined || Base->K != Kind::Call ? strip(Base) : Base;
       std::string BaseName = leafName(nameOf(SB));
-      bool TableNamed = !BaseName.empty() && std::regex_search(BaseName, R.TableRe);
+      bool TableNamed = !BaseName.empty() && R.TableRe.search(BaseName);
       // Strides of the row term (row * W) and the bases of loaded row starts.
       std::vector<const Node *> Strides;
       std::vector<std::string> LoadBases;
@@ -759,8 +759,8 @@ struct UnguardedTableLoad::Check {
   /// slot == PAD_SLOT_ID) whose negation holds at the access. Returns the
   /// comparison, or null.
   const Node *padExit(const Access &A) const {
-    static const std::regex SlotTable("slot_mapping|slot_map|slot_ids?|out_cache_loc|cache_loc",
-                                      std::regex::icase);
+    static const Pattern SlotTable =
+        Pattern::builtin("slot_mapping|slot_map|slot_ids?|out_cache_loc|cache_loc");
     for (const Guard &G : A.Guards) {
       std::vector<std::pair<const Node *, bool>> As;
       atoms(G.Cond, !G.Negated, As);
@@ -781,7 +781,7 @@ struct UnguardedTableLoad::Check {
         if (!Fact || !X || X->K != Kind::Load)
           continue;
         std::string B = nameOf(addressBase(X->op(0)));
-        if (!B.empty() && std::regex_search(B, SlotTable))
+        if (!B.empty() && SlotTable.search(B))
           return Cmp->op(0);
       }
     }
@@ -896,7 +896,7 @@ struct UnguardedTableLoad::Check {
     const Node *W = nullptr;
     for (const Node *S : Strides) {
       std::string N = nameOf(strip(S));
-      if (!N.empty() && std::regex_search(N, R.WidthRe)) {
+      if (!N.empty() && R.WidthRe.search(N)) {
         W = S;
         break;
       }

@@ -5,7 +5,7 @@
 #include "kvlint/Analysis.h"
 #include "kvlint/Rule.h"
 
-#include <regex>
+#include "kvlint/Pattern.h"
 
 namespace kvlint {
 
@@ -25,7 +25,7 @@ public:
 
 private:
   struct Check;
-  std::regex TableRe, WidthRe, BlockRe, SeqRe;
+  Pattern TableRe, WidthRe, BlockRe, SeqRe;
   std::string PadValue;
   bool Latent = false; ///< shared Level option: also report the paged-attention idiom
 };

@@ -153,9 +153,9 @@ struct UncheckedPadSlot::Check {
       B = leafName(Ld->Name);
     if (B.empty())
       return false;
-    if (std::regex_search(B, R.SlotRe))
+    if (R.SlotRe.search(B))
       return true;
-    return CacheStore && std::regex_search(B, R.IndexRe) && !std::regex_search(B, R.NotSlotRe);
+    return CacheStore && R.IndexRe.search(B) && !R.NotSlotRe.search(B);
   }
 
   void sources(const Node *Root, bool CacheStore, const Access &A, std::vector<Source> &Out) {
@@ -339,9 +339,9 @@ struct UncheckedPadSlot::Check {
       return V < 0;
     const Node *P = plain(N, Inlined);
     std::string Nm = P ? nameOf(P) : "";
-    if (N && N->K == Kind::Var && std::regex_search(N->Name, R.PadRe))
+    if (N && N->K == Kind::Var && R.PadRe.search(N->Name))
       return true;
-    return !Nm.empty() && std::regex_search(Nm, R.PadRe);
+    return !Nm.empty() && R.PadRe.search(Nm);
   }
 
   /// Does the fact (Cmp holds == Positive) exclude the pad value for S?
@@ -428,7 +428,7 @@ struct UncheckedPadSlot::Check {
       if (A.AK != AccessKind::Store || !A.Addr)
         continue;
       std::string Base = leafName(nameOf(addressBase(A.Addr)));
-      bool CacheStore = !Base.empty() && std::regex_search(Base, R.CacheRe);
+      bool CacheStore = !Base.empty() && R.CacheRe.search(Base);
       std::vector<Source> Srcs;
       sources(A.Addr, CacheStore, A, Srcs);
       for (const Source &S : Srcs) {

@@ -5,7 +5,7 @@
 #include "kvlint/Analysis.h"
 #include "kvlint/Rule.h"
 
-#include <regex>
+#include "kvlint/Pattern.h"
 
 namespace kvlint {
 
@@ -25,7 +25,7 @@ public:
 
 private:
   struct Check;
-  std::regex SlotRe, IndexRe, NotSlotRe, CacheRe, PadRe;
+  Pattern SlotRe, IndexRe, NotSlotRe, CacheRe, PadRe;
   std::string PadValue;
 };
 

@@ -51,14 +51,14 @@ TEST(Config, ChecksWithoutKvlintLeaveTheDefault) {
 
 TEST(Config, KvlintKeysAndFlattening) {
   ConfigFile F = cfg("Exclude: [third_party, gen/]\nBaseline: b.txt\nEnvelope: {KvSlots: 1048576}\n"
-                     "Envelope.Tokens: 65536\nkvlint-x: {Opt: 3}\nchecks: KV001\n",
+                     "Envelope.Tokens: 65536\nkvlint-unguarded-table-load: {PadValue: 3}\nchecks: KV001\n",
                      ConfigKind::Kvlint);
   EXPECT_EQ(F.Exclude, (std::vector<std::string>{"third_party", "gen/"}));
   EXPECT_EQ(F.Baseline, "/p/b.txt");
   ASSERT_EQ(F.Options.size(), 3u);
   EXPECT_EQ(F.Options[0], (std::pair<std::string, std::string>{"Envelope.KvSlots", "1048576"}));
   EXPECT_EQ(F.Options[1].first, "Envelope.Tokens");
-  EXPECT_EQ(F.Options[2].first, "kvlint-x.Opt");
+  EXPECT_EQ(F.Options[2].first, "kvlint-unguarded-table-load.PadValue");
   EXPECT_EQ(*F.Checks, (std::vector<std::string>{"KV001"}));
   // The same keys mean nothing to clang-tidy's file.
   EXPECT_TRUE(cfg("Exclude: [a]\nFoo: 1\n").Options.empty());
@@ -101,9 +101,9 @@ TEST(Config, BadInputIsAnErrorWithTheLine) {
 TEST(Config, InheritanceAndOverrides) {
   EffectiveConfig E;
   E.apply(cfg("Checks: '-*,kvlint-*'\nCheckOptions: {a.X: 1, a.Y: 1}\n"));
-  ConfigFile Child = cfg("InheritParentConfig: true\nChecks: '-kvlint-b'\nCheckOptions: {a.Y: 2}\n");
+  ConfigFile Child = cfg("InheritParentConfig: true\nChecks: '-kvlint-unguarded-table-load'\nCheckOptions: {a.Y: 2}\n");
   E.apply(Child);
-  EXPECT_EQ(E.Checks, (std::vector<std::string>{"-*", "kvlint-*", "-kvlint-b"}));
+  EXPECT_EQ(E.Checks, (std::vector<std::string>{"-*", "kvlint-*", "-kvlint-unguarded-table-load"}));
   EXPECT_EQ(E.Opts.get("a.X", ""), "1");
   EXPECT_EQ(E.Opts.get("a.Y", ""), "2");
   ConfigFile Replace = cfg("Checks: 'KV002'\n");

@@ -8,9 +8,14 @@
 #include "Config.h"
 #include "RuleDocs.h"
 
+#include "kvlint/OptionCheck.h"
+
+#include <algorithm>
+#include <filesystem>
 #include <functional>
 #include <ostream>
 #include <sstream>
+#include <thread>
 
 namespace kvlint {
 
@@ -20,18 +25,34 @@ bool isOutputFormat(const std::string &F) {
 
 namespace {
 
-/// A whole decimal number in [Min, Max] (no sign, no leading zero).
+/// A whole number from Min to Max, written plainly (no sign, no leading zero).
+bool count(const std::string &V, int64_t Min, int64_t Max, int64_t &Out) {
+  if (V.empty() || V.find_first_not_of("0123456789") != std::string::npos)
+    return false;
+  return parseInteger(V, Out) && Out >= Min && Out <= Max;
+}
+
+/// A cap flag's value (--file-timeout, --file-memory): "" or the error.
 std::string parseCap(const std::string &V, const char *Flag, unsigned Min, unsigned Max,
                      unsigned &Out) {
-  bool Digits = !V.empty() && V.size() <= 10 && (V == "0" || V[0] != '0');
-  for (char Ch : V)
-    Digits = Digits && Ch >= '0' && Ch <= '9';
-  unsigned long long N = Digits ? std::stoull(V) : 0;
-  if (!Digits || N < Min || N > Max)
+  int64_t N = 0;
+  if (!count(V, Min, Max, N))
     return std::string(Flag) + " wants a whole number from " + std::to_string(Min) + " to " +
            std::to_string(Max) + ", got '" + V + "'";
   Out = unsigned(N);
   return "";
+}
+
+/// "" when P is absent or a regular file; a FIFO, device, socket or
+/// directory given as a file to read is refused before anything opens it.
+std::string regularOrAbsent(const std::string &Flag, const std::string &P) {
+  std::error_code EC;
+  std::filesystem::file_status St = std::filesystem::status(P, EC);
+  if (!std::filesystem::exists(St) || std::filesystem::is_regular_file(St))
+    return "";
+  return Flag + " '" + P + "' is " +
+         (std::filesystem::is_directory(St) ? "a directory"
+                                            : "not a regular file (a FIFO, device or socket)");
 }
 
 /// What a flag does with its value; returns "" or an error message.
@@ -82,6 +103,9 @@ const std::vector<Flag> &flags() {
          ConfigFile F;
          F.Path = "--checks";
          F.Checks = splitList(V);
+         std::string Err;
+         if (!checkChecks(*F.Checks, ConfigKind::Kvlint, "--checks: ", Err))
+           return Err;
          C.Overrides.push_back(F);
          return "";
        }},
@@ -128,6 +152,9 @@ const std::vector<Flag> &flags() {
            return "--option wants KEY=VALUE, got '" + V + "'";
          ConfigFile F;
          F.Path = "--option";
+         std::string Problem = checkOption(V.substr(0, Eq), V.substr(Eq + 1));
+         if (!Problem.empty())
+           return "--option=" + V + ": " + Problem;
          F.Options.emplace_back(V.substr(0, Eq), V.substr(Eq + 1));
          C.Overrides.push_back(F);
          return "";
@@ -139,29 +166,26 @@ const std::vector<Flag> &flags() {
          C.DbDir = V;
          return "";
        }},
-      {{"-j"}, "N", "files analysed in parallel (default: cores)",
+      {{"-j"}, "N",
+       "files analysed in parallel (default: cores; at most the\n"
+       "machine's hardware threads)",
        [](CliOptions &C, const std::string &V) -> std::string {
-         try {
-           size_t Used = 0;
-           unsigned long N = std::stoul(V, &Used);
-           if (Used != V.size())
-             throw 0;
-           C.Jobs = unsigned(N);
-         } catch (...) {
-           return "-j wants a number, got '" + V + "'";
-         }
+         int64_t N;
+         if (!count(V, 1, 1 << 20, N))
+           return "-j wants a positive number, got '" + V + "'";
+         C.Jobs = unsigned(N);
          return "";
        }},
       {{"--shard"}, "I/N",
        "analyse only shard I (0-based) of N, for CI matrices; each file's\n"
        "findings (a header's too) are in exactly one shard",
        [](CliOptions &C, const std::string &V) -> std::string {
-         unsigned I = 0, N = 0;
-         char Slash = 0;
-         std::stringstream SS(V);
-         if (!(SS >> I >> Slash >> N) || Slash != '/' || N == 0 || I >= N)
-           return "--shard wants I/N with 0 <= I < N, got '" + V + "'";
-         C.ShardI = I, C.ShardN = N;
+         size_t Slash = V.find('/');
+         int64_t I = -1, N = 0;
+         if (Slash == std::string::npos || !count(V.substr(0, Slash), 0, 1 << 20, I) ||
+             !count(V.substr(Slash + 1), 1, 1 << 20, N) || I >= N)
+           return "--shard wants I/N with 0 <= I < N <= 1,048,576, got '" + V + "'";
+         C.ShardI = unsigned(I), C.ShardN = unsigned(N);
          return "";
        }},
       {{"--exclude"}, "SUBSTR", "skip paths containing SUBSTR (repeatable)",
@@ -193,6 +217,11 @@ const std::vector<Flag> &flags() {
        }},
       {{"--baseline"}, "FILE", "report only findings not recorded in FILE",
        [](CliOptions &C, const std::string &V) -> std::string {
+         if (V.empty())
+           return "--baseline wants a file name";
+         std::string Problem = regularOrAbsent("--baseline", V);
+         if (!Problem.empty())
+           return Problem;
          C.Baseline = V;
          return "";
        }},
@@ -390,6 +419,14 @@ int parseArgs(const std::vector<std::string> &Args, CliOptions &C, std::ostream 
       Err << "kvlint: error: " << Problem << "\n";
       return 2;
     }
+  }
+  // More workers than hardware threads only add memory: cap -j there.
+  unsigned Threads = std::max(1u, std::thread::hardware_concurrency());
+  if (C.Jobs > Threads) {
+    if (C.Verbose)
+      Err << "kvlint: note: -j " << C.Jobs << " capped at " << Threads
+          << " (the machine's hardware threads)\n";
+    C.Jobs = Threads;
   }
   return -1;
 }

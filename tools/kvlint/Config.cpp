@@ -3,11 +3,15 @@
 #include "Yaml.h"
 
 #include "kvlint/Envelope.h"
+#include "kvlint/OptionCheck.h"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace fs = std::filesystem;
 
@@ -33,6 +37,54 @@ std::vector<std::string> splitList(const std::string &S) {
     }
   }
   return Out;
+}
+
+bool readRegularFile(const std::string &Path, const std::string &What, std::string &Out,
+                     std::string &Err) {
+  // O_NONBLOCK: opening a FIFO must not wait for a writer; fstat then
+  // refuses it (and devices, sockets, directories) before any read.
+  int Fd = ::open(Path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  if (Fd < 0) {
+    Err = "cannot read " + What + " '" + Path + "': " + std::strerror(errno);
+    return false;
+  }
+  struct stat St;
+  if (::fstat(Fd, &St) != 0 || !S_ISREG(St.st_mode)) {
+    bool Dir = S_ISDIR(St.st_mode);
+    ::close(Fd);
+    Err = What + " '" + Path + "' is " +
+          (Dir ? "a directory" : "not a regular file (a FIFO, device or socket)");
+    return false;
+  }
+  if (St.st_size > off_t(MaxConfigBytes)) {
+    ::close(Fd);
+    Err = What + " '" + Path + "' is larger than " + std::to_string(MaxConfigBytes >> 20) +
+          " MiB";
+    return false;
+  }
+  Out.clear();
+  char Buf[65536];
+  while (true) {
+    ssize_t N = ::read(Fd, Buf, sizeof Buf);
+    if (N < 0 && errno == EINTR)
+      continue;
+    if (N < 0) {
+      Err = "cannot read " + What + " '" + Path + "': " + std::strerror(errno);
+      ::close(Fd);
+      return false;
+    }
+    if (N == 0)
+      break;
+    Out.append(Buf, size_t(N));
+    if (Out.size() > MaxConfigBytes) { // it grew while we read
+      ::close(Fd);
+      Err = What + " '" + Path + "' is larger than " + std::to_string(MaxConfigBytes >> 20) +
+            " MiB";
+      return false;
+    }
+  }
+  ::close(Fd);
+  return true;
 }
 
 namespace {
@@ -97,14 +149,66 @@ std::string besideConfig(const std::string &ConfigPath, const std::string &P) {
   return (fs::absolute(fs::path(ConfigPath)).parent_path() / P).lexically_normal().string();
 }
 
+/// The top-level keys of a .kvlint.yaml that are not options.
+const std::vector<std::string> &fileKeys() {
+  static const std::vector<std::string> K = {"Checks",  "CheckOptions", "InheritParentConfig",
+                                             "Exclude", "Baseline",     "Envelope"};
+  return K;
+}
+
+/// An option key kvlint answers for in a .clang-tidy's CheckOptions (other
+/// keys are clang-tidy's own checks' and pass through unread).
+bool kvlintKey(const std::string &Key) {
+  OptionType T;
+  return Key.rfind("kvlint-", 0) == 0 || Key.rfind("Envelope.", 0) == 0 ||
+         Key.rfind("triton.", 0) == 0 || optionType(Key, T);
+}
+
+/// Checks one option (OptionCheck.h) and adds it; Err is "file:line: ...".
+bool addOption(const std::string &Key, const std::string &Value, const yaml::Node &At,
+               const std::string &Path, ConfigFile &Out, std::string &Err) {
+  std::string Problem = checkOption(Key, Value);
+  if (!Problem.empty()) {
+    OptionType T;
+    std::string Near = closestName(Key, fileKeys());
+    if (!optionType(Key, T) && Key.find('.') == std::string::npos && !Near.empty())
+      Problem = "unknown key '" + Key + "' (did you mean '" + Near + "'?)";
+    Err = where(Path, At) + Problem;
+    return false;
+  }
+  Out.Options.emplace_back(Key, Value);
+  return true;
+}
+
+} // namespace
+
+bool checkChecks(const std::vector<std::string> &Items, ConfigKind Kind, const std::string &What,
+                 std::string &Err) {
+  for (const std::string &I : Items) {
+    std::string P = !I.empty() && I[0] == '-' ? I.substr(1) : I;
+    if (P == "*" || P == "all" || (Kind == ConfigKind::ClangTidy && !aboutKvlint(I)))
+      continue;
+    if (!makeRules({P}, Options()).empty())
+      continue;
+    std::vector<std::string> Names;
+    for (const RuleInfo &R : ruleRegistry())
+      Names.push_back(R.Code), Names.push_back(R.Check);
+    std::string Near = closestName(P, Names);
+    Err = What + "'" + I + "' names no kvlint rule" +
+          (Near.empty() ? " (kvlint --list-rules prints them)" : " (did you mean '" + Near + "'?)");
+    return false;
+  }
+  return true;
+}
+
+namespace {
+
 /// `A: {B: v}` in a kvlint file is the option `A.B: v`.
 bool flattenOptions(const std::string &Prefix, const yaml::Node &N, const std::string &Path,
                     ConfigFile &Out, std::string &Err) {
   std::string V;
-  if (scalarText(N, V)) {
-    Out.Options.emplace_back(Prefix, V);
-    return true;
-  }
+  if (scalarText(N, V))
+    return addOption(Prefix, V, N, Path, Out, Err);
   if (N.K == yaml::Node::Map) {
     for (const auto &[K, Sub] : N.Items)
       if (!flattenOptions(Prefix + "." + K, Sub, Path, Out, Err))
@@ -145,7 +249,8 @@ bool envelopeEntries(const yaml::Node &Map, const std::string &Path, ConfigFile 
       Err = where(Path, V) + "'" + K + "' wants a number (or a regex for .Names)";
       return false;
     }
-    Out.Options.emplace_back(Key, Val);
+    if (!addOption(Key, Val, V, Path, Out, Err))
+      return false;
   }
   return true;
 }
@@ -153,15 +258,11 @@ bool envelopeEntries(const yaml::Node &Map, const std::string &Path, ConfigFile 
 } // namespace
 
 bool readEnvelopeFile(const std::string &Path, ConfigFile &Out, std::string &Err) {
-  std::ifstream In(Path, std::ios::binary);
-  if (!In) {
-    Err = "cannot read envelope file '" + Path + "'";
+  std::string Text;
+  if (!readRegularFile(Path, "envelope file", Text, Err))
     return false;
-  }
-  std::ostringstream SS;
-  SS << In.rdbuf();
   yaml::Node Root;
-  if (!yaml::parse(SS.str(), Path, Root, Err))
+  if (!yaml::parse(Text, Path, Root, Err))
     return false;
   // A file may hold the mapping itself or an `Envelope:` key around it.
   const yaml::Node *M = Root.K == yaml::Node::Map ? Root.get("Envelope") : nullptr;
@@ -190,6 +291,8 @@ bool parseConfig(const std::string &Text, const std::string &Path, ConfigKind Ki
         Err = where(Path, N) + "Checks wants a comma-separated list";
         return false;
       }
+      if (!checkChecks(Items, Kind, where(Path, N), Err))
+        return false;
       bool Mine = Kind == ConfigKind::Kvlint ||
                   std::any_of(Items.begin(), Items.end(), aboutKvlint);
       if (Mine)
@@ -202,7 +305,10 @@ bool parseConfig(const std::string &Text, const std::string &Path, ConfigKind Ki
             Err = where(Path, V) + "CheckOptions: '" + K + "' wants a value";
             return false;
           }
-          Out.Options.emplace_back(K, S);
+          if (Kind == ConfigKind::ClangTidy && !kvlintKey(K))
+            Out.Options.emplace_back(K, S); // another check's: clang-tidy's business
+          else if (!addOption(K, S, V, Path, Out, Err))
+            return false;
         }
       } else if (N.K == yaml::Node::Seq) {
         for (const yaml::Node &E : N.Elems) {
@@ -214,7 +320,10 @@ bool parseConfig(const std::string &Text, const std::string &Path, ConfigKind Ki
             Err = where(Path, E) + "CheckOptions entries are '- key: NAME' and 'value: VALUE'";
             return false;
           }
-          Out.Options.emplace_back(KS, VS);
+          if (Kind == ConfigKind::ClangTidy && !kvlintKey(KS))
+            Out.Options.emplace_back(KS, VS);
+          else if (!addOption(KS, VS, *V, Path, Out, Err))
+            return false;
         }
       } else if (N.K != yaml::Node::Null) {
         Err = where(Path, N) + "CheckOptions wants a mapping or a list of key/value pairs";
@@ -246,10 +355,22 @@ bool parseConfig(const std::string &Text, const std::string &Path, ConfigKind Ki
         Err = where(Path, N) + "Baseline wants a file name";
         return false;
       }
+      if (S.empty()) {
+        Err = where(Path, N) + "Baseline wants a file name";
+        return false;
+      }
       Out.Baseline = besideConfig(Path, S);
+      std::error_code EC;
+      fs::file_status St = fs::status(Out.Baseline, EC);
+      if (fs::exists(St) && !fs::is_regular_file(St)) {
+        Err = where(Path, N) + "Baseline '" + S + "' is " +
+              (fs::is_directory(St) ? "a directory"
+                                    : "not a regular file (a FIFO, device or socket)");
+        return false;
+      }
     } else if (Key == "Envelope" && N.K != yaml::Node::Map) {
       std::string S;
-      if (!scalarText(N, S)) {
+      if (!scalarText(N, S) || S.empty()) {
         Err = where(Path, N) + "Envelope wants a file name (or a mapping of dimensions)";
         return false;
       }
@@ -271,20 +392,18 @@ bool parseConfig(const std::string &Text, const std::string &Path, ConfigKind Ki
 
 bool readConfigFile(const std::string &Path, ConfigKind Kind, ConfigFile &Out,
                     std::string &Err) {
-  std::ifstream In(Path, std::ios::binary);
-  if (!In) {
-    Err = "cannot read config file '" + Path + "'";
+  std::string Text;
+  if (!readRegularFile(Path, "config file", Text, Err))
     return false;
-  }
-  std::ostringstream SS;
-  SS << In.rdbuf();
-  return parseConfig(SS.str(), Path, Kind, Out, Err);
+  return parseConfig(Text, Path, Kind, Out, Err);
 }
 
 void EffectiveConfig::apply(const ConfigFile &F) {
+  CachedKey.clear();
   if (F.Checks) {
     if (!F.InheritParent)
-      Checks.clear();
+      Checks.clear(), ChecksFrom.clear();
+    ChecksFrom.push_back(F.Path);
     Checks.insert(Checks.end(), F.Checks->begin(), F.Checks->end());
   }
   for (const auto &[K, V] : F.Options)
@@ -296,8 +415,10 @@ void EffectiveConfig::apply(const ConfigFile &F) {
     Sources.push_back(F.Path);
 }
 
-std::string EffectiveConfig::key() const {
-  std::string K;
+const std::string &EffectiveConfig::key() const {
+  if (!CachedKey.empty())
+    return CachedKey;
+  std::string &K = CachedKey;
   for (const std::string &C : Checks)
     K += C + ",";
   K += "\n";
@@ -323,9 +444,12 @@ const ConfigResolver::Dir *ConfigResolver::dir(const std::string &AbsDir, std::s
   if (Parent)
     D->Kvlint = Parent->Kvlint;
   std::error_code EC;
+  // A config file that is there but not a regular file (a directory, a FIFO,
+  // a dangling link) is an error, as it would be given on the command line.
+  auto Present = [&](const fs::path &F) { return fs::exists(fs::symlink_status(F, EC)); };
   if (Discover) {
     fs::path Tidy = P / ".clang-tidy";
-    if (fs::is_regular_file(Tidy, EC)) {
+    if (Present(Tidy)) {
       ConfigFile F;
       if (!readConfigFile(Tidy.string(), ConfigKind::ClangTidy, F, Err))
         return nullptr;
@@ -334,19 +458,20 @@ const ConfigResolver::Dir *ConfigResolver::dir(const std::string &AbsDir, std::s
       D->Tidy = E;
     }
     fs::path Kv = P / ".kvlint.yaml";
-    if (fs::is_regular_file(Kv, EC)) {
+    if (Present(Kv)) {
       ConfigFile F;
       if (!readConfigFile(Kv.string(), ConfigKind::Kvlint, F, Err))
         return nullptr;
       F.InheritParent = false; // Checks in .kvlint.yaml replace, as in --config
-      D->Kvlint.push_back(std::move(F));
+      D->Kvlint.push_back(std::make_shared<const ConfigFile>(std::move(F)));
     }
   }
   auto R = std::make_shared<EffectiveConfig>(*D->Tidy);
-  for (const ConfigFile &F : D->Kvlint)
-    R->apply(F);
+  for (const auto &F : D->Kvlint)
+    R->apply(*F);
   for (const ConfigFile &F : Overrides)
     R->apply(F);
+  R->key(); // once, here, under the resolver's lock
   D->Result = R;
   return (Cache[AbsDir] = std::move(D)).get();
 }

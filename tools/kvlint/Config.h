@@ -44,6 +44,22 @@ enum class ConfigKind {
   Kvlint,    ///< .kvlint.yaml or --config: every other scalar key is an option
 };
 
+/// The most a configuration, envelope or baseline file may hold.
+constexpr size_t MaxConfigBytes = size_t(16) << 20;
+
+/// Reads a regular file of at most MaxConfigBytes. A directory, FIFO, device
+/// or socket is an error, found without blocking (O_NONBLOCK, fstat) and
+/// without reading it. What names the file in Err ("config file").
+bool readRegularFile(const std::string &Path, const std::string &What, std::string &Out,
+                     std::string &Err);
+
+/// Checks the items of a Checks list: each names a rule (a code, a check
+/// name, or a glob that matches one), or is '*', '-*' or 'all'. In a
+/// .clang-tidy only the items about kvlint (kvlint-*, KV001) are kvlint's to
+/// check. Err is What (e.g. "file:line: ") and the problem.
+bool checkChecks(const std::vector<std::string> &Items, ConfigKind Kind, const std::string &What,
+                 std::string &Err);
+
 /// Parses a configuration file's text. Err is "path:line: what" on failure.
 bool parseConfig(const std::string &Text, const std::string &Path, ConfigKind Kind,
                  ConfigFile &Out, std::string &Err);
@@ -62,10 +78,16 @@ struct EffectiveConfig {
   std::vector<std::string> Exclude;
   std::string Baseline;
   std::vector<std::string> Sources; ///< files it came from, outermost first
+  std::vector<std::string> ChecksFrom; ///< the files (or flags) whose Checks decide
   /// Layers a file over this configuration.
   void apply(const ConfigFile &F);
   /// Checks and options as one string: equal keys mean equal rule sets.
-  std::string key() const;
+  /// Computed once per directory by ConfigResolver (a file of 80k options
+  /// must not cost 80k string appends per scanned file).
+  const std::string &key() const;
+
+private:
+  mutable std::string CachedKey; ///< key(), once; apply() clears it
 };
 
 /// Finds and caches the configuration of each directory. Thread-safe.
@@ -82,7 +104,7 @@ public:
 private:
   struct Dir {
     std::shared_ptr<const EffectiveConfig> Tidy;   ///< .clang-tidy chain
-    std::vector<ConfigFile> Kvlint;                ///< .kvlint.yaml files, root first
+    std::vector<std::shared_ptr<const ConfigFile>> Kvlint; ///< .kvlint.yaml files, root first
     std::shared_ptr<const EffectiveConfig> Result; ///< all layers
   };
   const Dir *dir(const std::string &AbsDir, std::string &Err);

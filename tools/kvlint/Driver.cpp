@@ -291,6 +291,14 @@ int run(const std::vector<std::string> &Args) {
     std::shared_ptr<const RuleSet> &Set = RuleSets[Cfg->key()];
     if (!Set)
       Set = std::make_shared<const RuleSet>(makeRules(Cfg->Checks, Cfg->Opts));
+    if (Set->empty()) { // a Checks: "-*" above the tree must not turn the gate off
+      std::string From;
+      for (const std::string &S : Cfg->ChecksFrom)
+        From += (From.empty() ? "" : ", ") + S;
+      std::cerr << "kvlint: error: no rule is enabled for " << F << " (Checks from " << From
+                << "; see --list-rules)\n";
+      return 2;
+    }
     if (C.Verbose && !Cfg->Sources.empty() && Described.insert(Cfg.get()).second) {
       std::string From;
       for (const std::string &S : Cfg->Sources)

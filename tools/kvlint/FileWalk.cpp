@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
-#include <regex>
+#include "kvlint/Pattern.h"
 
 namespace fs = std::filesystem;
 
@@ -36,17 +36,15 @@ bool isGenerated(const std::string &Path) {
   std::ifstream In(Path, std::ios::binary);
   if (!In)
     return false;
-  static const std::regex Marker(
+  static const Pattern Marker = Pattern::builtin(
       "@generated|do not edit|(this|the) file (is|was|has been) (auto(matically)?[- ]?)?generated|"
-      "^auto-?generated|^generated (by|from) |generated body",
-      std::regex::icase);
+      "^auto-?generated|^generated (by|from) |generated body");
   static const std::string Doc1 = "\"\"\"", Doc2 = "'''";
   // A module docstring's prose may say "auto-generated tensors": there only
   // the explicit markers count.
-  static const std::regex DocMarker(
+  static const Pattern DocMarker = Pattern::builtin(
       "@generated|do not edit|(this|the) (file|module) (is|was|has been) "
-      "(auto(matically)?[- ]?)?generated",
-      std::regex::icase);
+      "(auto(matically)?[- ]?)?generated");
   // The header: the comments (and preprocessor lines, a module docstring)
   // before the first line of code, within the first 40 lines.
   bool InBlock = false;
@@ -88,7 +86,7 @@ bool isGenerated(const std::string &Path) {
       return false; // the first line of code ends the header
     }
     size_t CB = Text.find_first_not_of(" \t!*/");
-    if (CB != std::string::npos && std::regex_search(Text.substr(CB), Doc ? DocMarker : Marker))
+    if (CB != std::string::npos && (Doc ? DocMarker : Marker).search(Text.substr(CB)))
       return true;
   }
   return false;

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <string>
+#include <unordered_set>
 
 namespace kvlint {
 namespace yaml {
@@ -240,6 +241,7 @@ private:
     Node M;
     M.K = Node::Map;
     M.Line = unsigned(L + 1);
+    std::unordered_set<std::string> Keys; // duplicates in linear time
     while (true) {
       size_t KeyLine = L;
       if (dashItem())
@@ -267,7 +269,7 @@ private:
       ++C; // ':'
       if (Key.empty())
         fail("empty key");
-      if (M.get(Key))
+      if (!Keys.insert(Key).second)
         failAt(KeyLine, "duplicate key '" + Key + "'");
       M.Items.emplace_back(Key, value(Col, KeyLine));
       if (!nextContent() || C < Col)
@@ -629,6 +631,7 @@ private:
     Node N;
     N.K = Close == '}' ? Node::Map : Node::Seq;
     N.Line = unsigned(L + 1);
+    std::unordered_set<std::string> Keys;
     ++C;
     while (true) {
       flowSpace(Open, Close);
@@ -655,7 +658,7 @@ private:
         if (First.Text.empty())
           fail("empty key");
         if (N.K == Node::Map) {
-          if (N.get(First.Text))
+          if (!Keys.insert(First.Text).second)
             fail("duplicate key '" + First.Text + "'");
           N.Items.emplace_back(First.Text, V);
         } else { // [a: b] is a one-pair mapping
@@ -684,7 +687,10 @@ private:
 
 bool parse(const std::string &Text, const std::string &File, Node &Out, std::string &Err) {
   try {
-    Parser P(Text);
+    // A UTF-8 byte order mark (editors on Windows write one) is not part of
+    // the first key: without this, it would hide a .clang-tidy's Checks.
+    static const std::string Bom = "\xEF\xBB\xBF";
+    Parser P(Text.compare(0, 3, Bom) == 0 ? Text.substr(3) : Text);
     Out = P.document();
     return true;
   } catch (const ParseError &E) {

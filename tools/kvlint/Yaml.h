@@ -7,6 +7,8 @@
 // document (--- ... ...). Everything else (anchors, aliases, tags, complex
 // keys, several documents, tabs in indentation) is an error with file:line,
 // never a guess and never a crash. Scalars stay text: "true" is a string.
+// A leading UTF-8 byte order mark is skipped. Reading is linear in the
+// text and nests at most 64 levels (an error with file:line beyond).
 //
 //===----------------------------------------------------------------------===//
 #ifndef KVLINT_TOOLS_YAML_H

@@ -16,7 +16,7 @@
 // Options (local "<check>.Envelope.<Key>" or global "Envelope.<Key>", as
 // clang-tidy's getLocalOrGlobal reads them):
 //   Envelope.<Key>          the dimension's upper bound
-//   Envelope.<Key>.Names    its name pattern (ECMAScript, case-insensitive)
+//   Envelope.<Key>.Names    its name pattern (Pattern.h, case-insensitive)
 //   Envelope.LatentScale    how far beyond the envelope the latent level looks
 //
 //===----------------------------------------------------------------------===//
@@ -27,7 +27,7 @@
 
 #include <cstdint>
 #include <functional>
-#include <regex>
+#include "kvlint/Pattern.h"
 #include <string>
 #include <vector>
 
@@ -38,7 +38,7 @@ struct Dimension {
   int64_t Max = 0;    ///< values of this dimension are at most Max
   std::string Names;  ///< value names that denote it (regex)
   std::string Source; ///< why the default, one line
-  std::regex Re;      ///< Names, compiled
+  Pattern Re;         ///< Names, compiled
 };
 
 class Envelope {

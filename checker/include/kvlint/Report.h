@@ -18,13 +18,16 @@ public:
   /// Null when the file cannot be read.
   const std::string *get(const std::string &Path);
   /// The 1-based line of a file, without its newline ("" if out of range).
+  /// Line starts are indexed once per file: each lookup is a binary search.
   std::string line(const std::string &Path, unsigned Line);
   void put(const std::string &Path, std::string Text) {
     Files[Path] = std::make_unique<std::string>(std::move(Text));
+    Starts.erase(Path);
   }
 
 private:
   std::map<std::string, std::unique_ptr<std::string>> Files;
+  std::map<std::string, std::vector<size_t>> Starts; ///< offset of each line
 };
 
 /// A problem that is not a finding: a file that could not be read or parsed.
@@ -140,7 +143,15 @@ unsigned applyFixes(std::string &Text, const std::vector<const FixIt *> &Fixes);
 /// `kvlint: ignore[KV001]` / `kvlint: ignore` on its line.
 bool isSuppressed(const Finding &F, SourceCache &Src);
 
+/// S as the inside of a JSON string: valid UTF-8 (a byte that is not is
+/// U+FFFD), '"' and '\\' escaped, every control character (and DEL) as an
+/// escape.
 std::string jsonEscape(const std::string &S);
+
+/// S for the text report: valid UTF-8 (U+FFFD for what is not), and control
+/// characters other than tab shown as \xNN, so a hostile file name or line
+/// cannot forge report lines or send terminal escapes.
+std::string textEscape(const std::string &S);
 
 } // namespace kvlint
 

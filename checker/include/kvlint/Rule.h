@@ -3,11 +3,11 @@
 #define KVLINT_RULE_H
 
 #include "kvlint/IR.h"
+#include "kvlint/Pattern.h"
 
 #include <functional>
 #include <map>
 #include <memory>
-#include <regex>
 #include <string>
 #include <vector>
 
@@ -99,8 +99,9 @@ protected:
   std::string opt(const Options &O, const char *Name) const;
   int64_t optInt(const Options &O, const char *Name) const;
   bool optBool(const Options &O, const char *Name) const;
-  /// The option as a case-insensitive regex (never-matching if malformed).
-  std::regex optRegex(const Options &O, const char *Name) const;
+  /// The option as a case-insensitive Pattern (Pattern.h: linear time). A
+  /// malformed one matches nothing; the CLI rejects it first (file:line).
+  Pattern optRegex(const Options &O, const char *Name) const;
   /// The shared `Level` option: false for "default" (report what goes wrong
   /// inside the deployment envelope), true for "latent" (also report what
   /// goes wrong only beyond it).
