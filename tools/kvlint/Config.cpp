@@ -1,5 +1,6 @@
 //===- Config.cpp - configuration files and their discovery ---------------===//
 #include "Config.h"
+#include "SafeWrite.h"
 #include "Yaml.h"
 
 #include "kvlint/Envelope.h"
@@ -41,50 +42,13 @@ std::vector<std::string> splitList(const std::string &S) {
 
 bool readRegularFile(const std::string &Path, const std::string &What, std::string &Out,
                      std::string &Err) {
-  // O_NONBLOCK: opening a FIFO must not wait for a writer; fstat then
-  // refuses it (and devices, sockets, directories) before any read.
-  int Fd = ::open(Path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-  if (Fd < 0) {
-    Err = "cannot read " + What + " '" + Path + "': " + std::strerror(errno);
-    return false;
-  }
-  struct stat St;
-  if (::fstat(Fd, &St) != 0 || !S_ISREG(St.st_mode)) {
-    bool Dir = S_ISDIR(St.st_mode);
-    ::close(Fd);
-    Err = What + " '" + Path + "' is " +
-          (Dir ? "a directory" : "not a regular file (a FIFO, device or socket)");
-    return false;
-  }
-  if (St.st_size > off_t(MaxConfigBytes)) {
-    ::close(Fd);
-    Err = What + " '" + Path + "' is larger than " + std::to_string(MaxConfigBytes >> 20) +
-          " MiB";
-    return false;
-  }
-  Out.clear();
-  char Buf[65536];
-  while (true) {
-    ssize_t N = ::read(Fd, Buf, sizeof Buf);
-    if (N < 0 && errno == EINTR)
-      continue;
-    if (N < 0) {
-      Err = "cannot read " + What + " '" + Path + "': " + std::strerror(errno);
-      ::close(Fd);
-      return false;
-    }
-    if (N == 0)
-      break;
-    Out.append(Buf, size_t(N));
-    if (Out.size() > MaxConfigBytes) { // it grew while we read
-      ::close(Fd);
-      Err = What + " '" + Path + "' is larger than " + std::to_string(MaxConfigBytes >> 20) +
-            " MiB";
-      return false;
-    }
-  }
-  ::close(Fd);
-  return true;
+  // SafeWrite's reader: never blocks on a FIFO, never reads a device.
+  std::string E;
+  if (kvlint::readRegularFile(Path, Out, E, MaxConfigBytes))
+    return true;
+  const std::string Cannot = "cannot read ";
+  Err = E.rfind(Cannot, 0) == 0 ? Cannot + What + " " + E.substr(Cannot.size()) : What + " " + E;
+  return false;
 }
 
 namespace {
