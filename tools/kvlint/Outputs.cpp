@@ -335,14 +335,14 @@ int reportScan(const CliOptions &C, ScanOutcome &S, const BaselineState &B,
   unsigned Quiet = 0;
   for (const FileNote &N : S.Notes) {
     if (N.Error || C.Verbose)
-      std::cerr << "kvlint: " << (N.Error ? "error: " : "note: ") << N.File << ": " << N.Message
-                << "\n";
+      std::cerr << "kvlint: " << (N.Error ? "error: " : "note: ") << textEscape(N.File) << ": "
+                << textEscape(N.Message) << "\n";
     else
       ++Quiet;
   }
   if (!C.Verbose)
     for (const FileNote &N : S.Loud)
-      std::cerr << "kvlint: note: " << N.File << ": " << N.Message << "\n";
+      std::cerr << "kvlint: note: " << textEscape(N.File) << ": " << textEscape(N.Message) << "\n";
   if (Quiet && C.Format == "text")
     std::cerr << "kvlint: " << Quiet << " note(s) about missing headers or recovered parse "
               << "errors; run with -v to see them\n";
