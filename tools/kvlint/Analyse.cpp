@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 
 namespace kvlint {
@@ -56,6 +57,13 @@ FileResult analyseFile(const std::string &Path, const AnalyseInput &In) {
   std::string Src = SS.str();
   if (Src.find('\0') != std::string::npos) {
     R.Notes.push_back({Path, "binary file, skipped", true});
+    R.Failed = true;
+    return R;
+  }
+  // Random bytes without NULs are no source either (the Triton frontend
+  // says so for a .py itself, after its fast path for plain Python).
+  if (std::string Why = notSourceText(Src); !Why.empty() && !hasExt(Path, {".py"})) {
+    R.Notes.push_back({Path, Why, true});
     R.Failed = true;
     return R;
   }
@@ -110,10 +118,18 @@ FileResult analyseFile(const std::string &Path, const AnalyseInput &In) {
   R.Analysed = true;
   R.Functions = unsigned(LF.Functions.size());
   std::ostringstream Dump;
+  std::set<std::string> Limits;
   for (const auto &F : LF.Functions) {
     if (In.DumpIR)
       dumpFunction(*F, Dump);
     runRules(*In.Rules, *F, R.Findings);
+    // What the frontend cut (nesting past MaxNodeDepth): said always.
+    for (const std::string &L : F->Limits) {
+      if (!Limits.insert(L).second)
+        continue; // template instantiations, Triton specialisations
+      R.Notes.push_back({Path, L, false});
+      R.Loud.push_back({Path, L, false});
+    }
   }
   R.DumpText = Dump.str();
   // The file itself, and the headers this scan covers: a product in a
