@@ -9,7 +9,7 @@
 // it with DriverArgs, checks the exit status is 0, 1 or 2, and removes the
 // tree. A crash, an uncaught exception, a leak, a hang or a UBSan report in
 // the driver (file walk, configuration, frontends, rules, reporters) is a
-// finding.
+// finding, and so is a file the planted `-MF kvlint-fuzz-pwned` wrote.
 //
 // Paths stay inside the temp directory: a `..` or empty component becomes
 // `_`, a leading `/` is dropped, at most 3 folders deep and 8 files.
@@ -121,5 +121,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
   fs::remove_all(Root, EC);
   if (Rc < 0 || Rc > 2)
     abort(); // exit codes are 0 clean, 1 findings, 2 error
+  // The seeds plant a clang config (`--config=x/y.cu` naming a file that
+  // says `-MD -MF kvlint-fuzz-pwned`): nothing from the tree may become a
+  // driver option, so that file must never appear.
+  if (fs::exists("kvlint-fuzz-pwned", EC))
+    abort();
   return 0;
 }

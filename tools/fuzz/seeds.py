@@ -86,7 +86,7 @@ SEEDS = {
     "driver": {
         "options": "@@ --config=x/y.cu\n" + cu("  cache[table[blockIdx.x] * stride] = 1;\n") +
                    "@@ -x.cu\n" + cu("  cache[x] = 1;\n") +
-                   "@@ x/y.cu\n-MD -MF /tmp/kvlint-fuzz-pwned\n",
+                   "@@ x/y.cu\n-MD -MF kvlint-fuzz-pwned\n",
         "config": "@@ .kvlint.yaml\nChecks: \"-*,KV001\"\nCheckOptions:\n  - key: Level\n    value: latent\n"
                   "@@ sub/.clang-tidy\nChecks: '-*'\n"
                   "@@ sub/k.cu\n" + cu("  cache[table[blockIdx.x] * stride] = 1;\n"),
