@@ -95,7 +95,8 @@ std::string codingCookie(const std::string &S, unsigned &Line) {
 /// The text tree-sitter parses: the file as UTF-8, transcoded from latin-1
 /// when its coding cookie says so (Back then maps each byte of Text to the
 /// file's byte), with CR-only line endings read as newlines (same length).
-/// False, with Why, for a file that cannot be decoded.
+/// False, with Why, for a file that cannot be decoded; Why set on success is
+/// a note (bytes that are not UTF-8, read as they are).
 bool decodeSource(const std::string &Src, std::string &Text, std::vector<uint32_t> &Back,
                   std::string &Why) {
   unsigned Line = 0;
@@ -107,14 +108,15 @@ bool decodeSource(const std::string &Src, std::string &Text, std::vector<uint32_
   if (Enc.empty() || Utf8.count(Enc)) {
     size_t At = 0;
     if (!validUtf8(Src, At)) {
+      // Python would refuse it; tree-sitter reads past bad bytes in strings
+      // and comments, so the rest is still analysed, and the note says so.
       static const char *Hex = "0123456789abcdef";
       unsigned char C = Src[At];
       Why = std::string("not valid UTF-8 (byte 0x") + Hex[C >> 4] + Hex[C & 15] + " at line " +
             std::to_string(1 + std::count(Src.begin(), Src.begin() + At, '\n')) +
             (Enc.empty() ? ") and no coding cookie names another encoding"
                          : ") under its coding cookie '" + Enc + "'") +
-            "; not analysed";
-      return false;
+            "; analysed as is";
     }
     Text = Src;
   } else if (Latin1.count(Enc)) {
@@ -215,6 +217,7 @@ LoweredFile lowerTritonSource(const std::string &Path, const std::string &Source
     Out.Failed = true;
     return Out;
   }
+  if (!Why.empty()) Out.Notes.push_back(Why);
   TSParser *P = ts_parser_new();
   if (!ts_parser_set_language(P, tree_sitter_python())) {
     ts_parser_delete(P);
