@@ -8,14 +8,18 @@
 #   tools/fuzz.sh                 every target for 60 s each
 #   FUZZ_SECONDS=300 tools/fuzz.sh config
 #
-# Targets: triton (lowerTritonSource), config (.clang-tidy/.kvlint.yaml
+# Targets: triton (lowerTritonSource and the rules), clang (lowerClangFile on
+# small CUDA snippets, and the rules), driver (runDriver in-process on a small
+# tree of files and configs the input names), config (.clang-tidy/.kvlint.yaml
 # reader), baseline (baseline and unified-diff readers). Seeds: the committed
-# tools/fuzz/corpus/<target>/, and test/triton for the Triton frontend.
+# tools/fuzz/corpus/<target>/, test/triton for the Triton frontend, and the
+# hostile shapes tools/fuzz/seeds.py writes (deep nesting, long chains, long
+# names, odd encodings, option-like file names). Dictionaries: tools/fuzz/*.dict.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${FUZZ_SECONDS:-60}
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(triton config baseline)
+[ ${#targets[@]} -gt 0 ] || targets=(triton clang driver config baseline)
 
 # libFuzzer and the sanitizer runtimes ship in libclang-rt-19-dev.
 if ! dpkg-query -W -f='${Status}' libclang-rt-19-dev 2>/dev/null | grep -q "ok installed"; then
@@ -53,13 +57,19 @@ fi
 
 status=0
 mkdir -p "$out/artifacts"
+python3 tools/fuzz/seeds.py "$out/seeds"
 for t in "${targets[@]}"; do
   corpus="$out/corpus/$t"
   mkdir -p "$corpus"
   seeds=("tools/fuzz/corpus/$t")
+  [ -d "$out/seeds/$t" ] && seeds+=("$out/seeds/$t")
   extra=()
+  # -max_len: what the frontends must survive is depth and shape, not size,
+  # and a parse per input keeps clang and the driver at tens of ms each.
   case $t in
-    triton) seeds+=(test/triton) ;;
+    triton) seeds+=(test/triton); extra+=(-dict=tools/fuzz/python.dict -max_len=8192) ;;
+    clang) extra+=(-dict=tools/fuzz/cuda.dict -max_len=4096) ;;
+    driver) extra+=(-dict=tools/fuzz/driver.dict -max_len=4096) ;;
     config) extra+=(-dict=tools/fuzz/yaml.dict) ;;
   esac
   echo "fuzz: $t for ${secs}s" >&2

@@ -35,7 +35,22 @@ namespace kvlint {
 namespace {
 
 constexpr unsigned MaxInlineDepth = 3;
+/// Expressions nest at most this deep in the lowering's recursion (a 1,600
+/// deep `- - - x`, a 100k-term sum, a 14k-arm `?:` chain): deeper operands
+/// are Unknown, and the function notes it (Function::Limits).
 constexpr unsigned MaxExprDepth = 256;
+/// Statements nest at most this deep (an 8k-arm `else if` ladder): deeper
+/// statements are not lowered, and the function notes it.
+constexpr unsigned MaxStmtDepth = 256;
+/// Constant folding (Expr::EvaluateAsInt) is tried only on an expression
+/// of at most this many nodes: clang's evaluator recurses over it, and
+/// trying it at every level of a long sum would be quadratic.
+constexpr unsigned MaxFoldNodes = 512;
+/// A function's lowering makes at most this many expression nodes (a
+/// hostile nesting of stores that re-reads its left sides); the rest of it
+/// is Unknown, and the function notes it. The largest kernel in test/ makes
+/// a few thousand.
+constexpr size_t MaxFunctionNodes = size_t(1) << 21;
 
 class Lowerer {
 public:
@@ -62,7 +77,22 @@ private:
   std::vector<const FunctionDecl *> Stack; // inlining stack
   std::set<const CallExpr *> *InlinedCalls = nullptr;
   std::vector<std::vector<const Node *>> Returns;
-  unsigned Depth = 0;
+  unsigned Depth = 0;     // lower() calls on the stack
+  size_t Made = 0;        // expression nodes made (MaxFunctionNodes)
+  unsigned StmtDepth = 0; // lowerStmt() calls on the stack
+  std::set<std::string> Limited; // the caps this function hit, noted once each
+
+  /// Notes, once per cap, that What nested deeper than Max at L, and what
+  /// became of it.
+  void limit(const char *What, unsigned Max, SourceLocation L, const char *How) {
+    limitAt(What, std::string(What) + " nesting beyond " + std::to_string(Max) + " levels", L, How);
+  }
+  void limitAt(const char *Key, const std::string &Head, SourceLocation L, const char *How) {
+    if (!Limited.insert(Key).second)
+      return;
+    F.noteLimit(Head + " at line " + std::to_string(loc(L).Line) + " (in '" + F.Name + "'): " +
+                How);
+  }
 
   // ---- source ranges -----------------------------------------------------
   SrcLoc loc(SourceLocation L) {
@@ -117,6 +147,8 @@ private:
         S += ' ';
       Space = false;
       S += C;
+      if (S.size() > 80)
+        break; // the rest is cut: a long expression costs no more
     }
     if (S.size() > 80)
       S = utf8Prefix(S, 77) + "..."; // never inside a UTF-8 character
@@ -141,6 +173,7 @@ private:
   }
 
   Node *make(Kind K, IntTy T, const Expr *E) {
+    ++Made;
     Node *N = F.make(K, T);
     if (E) {
       N->Range = range(E->getSourceRange());
@@ -171,11 +204,30 @@ private:
   }
 
   // ---- constants ---------------------------------------------------------
+  /// Whether E has at most MaxFoldNodes nodes (an iterative, bounded walk).
+  static bool smallEnoughToFold(const Expr *E) {
+    std::vector<const Stmt *> Work = {E};
+    unsigned Seen = 0;
+    while (!Work.empty()) {
+      const Stmt *S = Work.back();
+      Work.pop_back();
+      if (!S)
+        continue;
+      if (++Seen > MaxFoldNodes)
+        return false;
+      for (const Stmt *C : S->children())
+        Work.push_back(C);
+    }
+    return true;
+  }
+
   const Node *tryConst(const Expr *E) {
     if (E->getType().isNull() || E->isValueDependent() || E->isTypeDependent() ||
         E->containsErrors())
       return nullptr;
     if (!E->getType()->isIntegralOrEnumerationType())
+      return nullptr;
+    if (!smallEnoughToFold(E))
       return nullptr;
     Expr::EvalResult R;
     if (!E->EvaluateAsInt(R, Ctx))
@@ -195,8 +247,15 @@ private:
   const Node *lower(const Expr *E, AccessKind Ctxt) {
     if (!E)
       return nullptr;
-    if (Depth > MaxExprDepth)
+    if (Made > MaxFunctionNodes) {
+      limitAt("size", "function larger than " + std::to_string(MaxFunctionNodes) + " values",
+              E->getBeginLoc(), "the rest analysed as unknown");
       return make(Kind::Unknown, ty(E->getType()), E);
+    }
+    if (Depth > MaxExprDepth) {
+      limit("expression", MaxExprDepth, E->getBeginLoc(), "analysed as unknown");
+      return make(Kind::Unknown, ty(E->getType()), E);
+    }
     ++Depth;
     const Node *N = lowerImpl(E, Ctxt);
     --Depth;
@@ -551,7 +610,7 @@ private:
         N->Compound = true;
         New = N;
       }
-      return assign(L, New, BO);
+      return assign(L, New, BO, /*Lowered=*/true);
     }
     if (Op == BO_LAnd || Op == BO_LOr) {
       const Node *A = value(L);
@@ -588,8 +647,19 @@ private:
 
   /// An assignment: to a local it updates the environment; to memory it is
   /// a store.
-  const Node *assign(const Expr *L, const Node *V, const Expr *E) {
+  /// Stores V through L. Lowered: the caller has just lowered L (a compound
+  /// assignment or ++/-- reads it first).
+  const Node *assign(const Expr *L, const Node *V, const Expr *E, bool Lowered = false) {
     L = L->IgnoreParenImpCasts();
+    // `--(--x)`, `(a += b) += c`: a left side that is itself a store, and
+    // was lowered already, is not lowered again for its address: that would
+    // double the work at each level (2^800 for 1,600 `-` signs).
+    if (Lowered) {
+      if (const auto *UO = dyn_cast<UnaryOperator>(L); UO && UO->isIncrementDecrementOp())
+        return V;
+      if (const auto *BO = dyn_cast<BinaryOperator>(L); BO && BO->isAssignmentOp())
+        return V;
+    }
     if (const auto *DR = dyn_cast<DeclRefExpr>(L)) {
       if (const auto *VD = dyn_cast<VarDecl>(DR->getDecl())) {
         if (VD->hasLocalStorage() && !VD->getType()->isReferenceType()) {
@@ -653,7 +723,7 @@ private:
         N->Ops = {Old, One};
         New = N;
       }
-      assign(Sub, New, UO);
+      assign(Sub, New, UO, /*Lowered=*/true);
       return UO->isPrefix() ? New : Old;
     }
     default:
@@ -908,16 +978,19 @@ private:
   }
 
   // ---- statements --------------------------------------------------------
-  static bool exits(const Stmt *S) {
-    if (!S)
+  /// Whether S always leaves the block (return, continue, break, throw, a
+  /// trap). Past MaxStmtDepth nested blocks or arms: not known to, so no
+  /// early-exit guard is assumed.
+  static bool exits(const Stmt *S, unsigned Nest = 0) {
+    if (!S || Nest > MaxStmtDepth)
       return false;
     if (isa<ReturnStmt>(S) || isa<ContinueStmt>(S) || isa<BreakStmt>(S) ||
         isa<CXXThrowExpr>(S))
       return true;
     if (const auto *CS = dyn_cast<CompoundStmt>(S))
-      return !CS->body_empty() && exits(CS->body_back());
+      return !CS->body_empty() && exits(CS->body_back(), Nest + 1);
     if (const auto *IS = dyn_cast<IfStmt>(S))
-      return IS->getElse() && exits(IS->getThen()) && exits(IS->getElse());
+      return IS->getElse() && exits(IS->getThen(), Nest + 1) && exits(IS->getElse(), Nest + 1);
     if (const auto *CE = dyn_cast<CallExpr>(S)) {
       std::string N = calleeName(CE);
       return N == "__trap" || N == "abort" || N == "exit" || N == "__builtin_trap" ||
@@ -990,24 +1063,30 @@ private:
     }
   }
 
-  /// Variables a loop assigns, so they get a loop-carried Phi.
-  void assigned(const Stmt *S, std::set<const ValueDecl *> &Out) {
-    if (!S)
-      return;
+  /// Variables a loop assigns, so they get a loop-carried Phi. Iterative:
+  /// a loop body may hold a 100k-term expression.
+  void assigned(const Stmt *Root, std::set<const ValueDecl *> &Out) {
     auto Note = [&](const Expr *E) {
       E = E->IgnoreParenImpCasts();
       if (const auto *DR = dyn_cast<DeclRefExpr>(E))
         if (Env.count(DR->getDecl()))
           Out.insert(DR->getDecl());
     };
-    if (const auto *BO = dyn_cast<BinaryOperator>(S))
-      if (BO->isAssignmentOp())
-        Note(BO->getLHS());
-    if (const auto *UO = dyn_cast<UnaryOperator>(S))
-      if (UO->isIncrementDecrementOp())
-        Note(UO->getSubExpr());
-    for (const Stmt *C : S->children())
-      assigned(C, Out);
+    std::vector<const Stmt *> Work = {Root};
+    while (!Work.empty()) {
+      const Stmt *S = Work.back();
+      Work.pop_back();
+      if (!S)
+        continue;
+      if (const auto *BO = dyn_cast<BinaryOperator>(S))
+        if (BO->isAssignmentOp())
+          Note(BO->getLHS());
+      if (const auto *UO = dyn_cast<UnaryOperator>(S))
+        if (UO->isIncrementDecrementOp())
+          Note(UO->getSubExpr());
+      for (const Stmt *C : S->children())
+        Work.push_back(C);
+    }
   }
 
   void lowerLoop(const Stmt *Init, const Expr *Cond, const Expr *Inc, const Stmt *Body,
@@ -1051,6 +1130,15 @@ public:
   void lowerStmt(const Stmt *S) {
     if (!S)
       return;
+    if (StmtDepth >= MaxStmtDepth) {
+      limit("statement", MaxStmtDepth, S->getBeginLoc(), "not analysed");
+      return;
+    }
+    struct Enter {
+      unsigned &D;
+      Enter(unsigned &D) : D(++D) {}
+      ~Enter() { --D; }
+    } InStmt(StmtDepth);
     if (const auto *E = dyn_cast<Expr>(S)) {
       value(E);
       return;
@@ -1218,6 +1306,7 @@ public:
     Fn->Range.Begin.Col = SM.getSpellingColumnNumber(Loc);
     Fn->Range.Begin.Offset = SM.getFileOffset(Loc);
     Lw.lowerFunction(FD);
+    Fn->capDepth(); // no walk over the IR recurses past MaxNodeDepth
     if (isHelper(FD))
       Helpers.push_back({Out.size(), References::canon(FD)});
     if (FD->isDependentContext())

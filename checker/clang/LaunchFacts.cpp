@@ -1833,10 +1833,13 @@ private:
   }
 
   /// Whether D is written in S (writtenDecl): a caller's condition on it
-  /// then need not hold where it is passed.
+  /// then need not hold where it is passed. Past 200 levels it may be: the
+  /// side that bounds nothing.
   static bool writtenIn(const ValueDecl *D, const Stmt *S, unsigned Depth = 0) {
-    if (!S || Depth > 200)
+    if (!S)
       return false;
+    if (Depth > 200)
+      return true;
     if (writtenDecl(S) == D)
       return true;
     for (const Stmt *C : S->children())

@@ -93,8 +93,12 @@ const Fact &Magnitudes::of(const Node *N) {
   // A back edge (loop-carried value) reaches a node still being computed:
   // answer bottom for it, so the loop's value is the join of its entry value
   // and whatever the body adds.
+  if (Depth >= MaxDepth)
+    return Memo[N] = leaf(Mag::Unbounded, Origin::Opaque, N ? N->Name : "");
   Memo.emplace(N, small(std::nullopt));
+  ++Depth;
   Fact F = compute(N);
+  --Depth;
   return Memo[N] = F;
 }
 
@@ -282,7 +286,23 @@ Fact Magnitudes::compute(const Node *N) {
   }
 }
 
+// Structural equality, at most MaxSameDepth operands deep and MaxSameSteps
+// comparisons in all: past either, two values are not known to be the same
+// (the IR may have cycles, through loop Phis, and two DAGs that share
+// operands, `x2 = x1 + x1`, would take exponential time to unfold).
+static constexpr unsigned MaxSameDepth = 64;
+static constexpr unsigned MaxSameSteps = 4096;
+
+static bool sameValueRec(const Node *A, const Node *B, unsigned Depth, unsigned &Steps);
+
 bool sameValue(const Node *A, const Node *B) {
+  unsigned Steps = 0;
+  return sameValueRec(A, B, 0, Steps);
+}
+
+static bool sameValueRec(const Node *A, const Node *B, unsigned Depth, unsigned &Steps) {
+  if (++Steps > MaxSameSteps)
+    return false;
   A = stripVars(A);
   B = stripVars(B);
   if (!A || !B)
@@ -301,12 +321,13 @@ bool sameValue(const Node *A, const Node *B) {
   case Kind::LaunchDim:
     return A->Name == B->Name;
   case Kind::Cast:
-    return A->Ty.Bits == B->Ty.Bits && sameValue(A->op(0), B->op(0));
+    return A->Ty.Bits == B->Ty.Bits && Depth < MaxSameDepth &&
+           sameValueRec(A->op(0), B->op(0), Depth + 1, Steps);
   default:
-    if (A->Ops.size() != B->Ops.size() || A->Ops.empty())
+    if (A->Ops.size() != B->Ops.size() || A->Ops.empty() || Depth >= MaxSameDepth)
       return false;
     for (size_t I = 0; I < A->Ops.size(); ++I)
-      if (!sameValue(A->Ops[I], B->Ops[I]))
+      if (!sameValueRec(A->Ops[I], B->Ops[I], Depth + 1, Steps))
         return false;
     return true;
   }

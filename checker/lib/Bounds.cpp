@@ -575,6 +575,19 @@ const Bound &Bounds::of(const Node *N) {
     Memo.erase(It);
     Shallow.erase(N);
   }
+  // Too deep to follow (a backstop: the frontends cut values deeper than
+  // MaxNodeDepth): unbounded within its type, the side that reports.
+  if (Depth >= MaxDepth) {
+    Bound Top = typeBound(N->Ty);
+    Top.Exact = false;
+    Top.Why = "'" + shortName(N) + "' nested too deep to follow, analysed as unknown";
+    return Memo[N] = Top;
+  }
+  struct Enter {
+    unsigned &D;
+    Enter(unsigned &D) : D(++D) {}
+    ~Enter() { --D; }
+  } InOf(Depth);
   // A loop-carried value reaches itself: it is what the guards make it, or
   // what nothing bounds.
   {
@@ -678,6 +691,7 @@ const Bound *Bounds::stagedOnChip(const Node *Addr) {
     }
     Bounds Sub(F, E, Beyond);
     Sub.Nesting = Nesting + 1;
+    Sub.Depth = Depth;
     Sub.at(A);
     const Bound &V = Sub.of(A.Value);
     R = Any ? derived(R, V, std::min(R.Lo, V.Lo), std::max(R.Hi, V.Hi)) : V;

@@ -445,6 +445,16 @@ void TreeDtypes::positional(const std::string &Fn, unsigned Index, const std::st
 
 bool TreeDtypes::addFile(const std::string &Source) {
   if (Source.size() > (64u << 20) || Source.find('\0') != std::string::npos) return false;
+  if (Source.find('\r') != std::string::npos) {
+    // CR-only line endings (old Mac) are newlines, as the Triton frontend
+    // reads them; a CRLF's CR is blank space.
+    std::string Lf = Source;
+    for (size_t I = 0; I < Lf.size(); ++I)
+      if (Lf[I] == '\r' && (I + 1 == Lf.size() || Lf[I + 1] != '\n')) Lf[I] = '\n';
+    FileReader R{Lf, *this, {}};
+    R.run();
+    return true;
+  }
   FileReader R{Source, *this, {}};
   R.run();
   return true;

@@ -20,7 +20,9 @@
 #include "Lowering.h"
 
 #include <algorithm>
+#include <cctype>
 #include <memory>
+#include <set>
 
 namespace kvlint {
 namespace triton {
@@ -59,6 +61,92 @@ std::vector<TSNode> errorNodes(TSNode Root, size_t Max) {
   return Out;
 }
 
+/// PEP 263: the encoding a `coding[:=]name` comment on line 1, or on line
+/// 2 after a comment or blank line 1, names; lower-cased, with `_` as `-`.
+/// "" without one. Line is where it is.
+std::string codingCookie(const std::string &S, unsigned &Line) {
+  size_t B = 0;
+  for (unsigned L = 1; L <= 2 && B < S.size(); ++L) {
+    size_t E = S.find_first_of("\r\n", B);
+    if (E == std::string::npos) E = S.size();
+    std::string Ln = S.substr(B, E - B);
+    size_t F = Ln.find_first_not_of(" \t\f");
+    if (F != std::string::npos && Ln[F] != '#') return ""; // code: no cookie below it
+    if (F != std::string::npos) {
+      for (size_t C = Ln.find("coding", F); C != std::string::npos; C = Ln.find("coding", C + 1)) {
+        if (C + 6 >= Ln.size() || (Ln[C + 6] != ':' && Ln[C + 6] != '=')) continue;
+        size_t V = Ln.find_first_not_of(" \t", C + 7);
+        std::string Name;
+        for (; V != std::string::npos && V < Ln.size(); ++V) {
+          unsigned char Ch = Ln[V];
+          if (!std::isalnum(Ch) && Ch != '-' && Ch != '_' && Ch != '.') break;
+          Name += Ch == '_' ? '-' : char(std::tolower(Ch));
+        }
+        if (Name.empty()) continue;
+        Line = L;
+        return Name;
+      }
+    }
+    B = E + (E + 1 < S.size() && S[E] == '\r' && S[E + 1] == '\n' ? 2 : 1);
+  }
+  return "";
+}
+
+/// The text tree-sitter parses: the file as UTF-8, transcoded from latin-1
+/// when its coding cookie says so (Back then maps each byte of Text to the
+/// file's byte), with CR-only line endings read as newlines (same length).
+/// False, with Why, for a file that cannot be decoded; Why set on success is
+/// a note (bytes that are not UTF-8, read as they are).
+bool decodeSource(const std::string &Src, std::string &Text, std::vector<uint32_t> &Back,
+                  std::string &Why) {
+  unsigned Line = 0;
+  std::string Enc = codingCookie(Src, Line);
+  static const std::set<std::string> Utf8 = {"utf-8", "utf8", "u8", "utf", "utf-8-sig",
+                                             "ascii", "us-ascii", "646"};
+  static const std::set<std::string> Latin1 = {"latin-1", "latin1", "iso-8859-1", "iso8859-1",
+                                               "8859", "cp819", "latin", "l1", "iso-latin-1"};
+  if (Enc.empty() || Utf8.count(Enc)) {
+    size_t At = 0;
+    if (!validUtf8(Src, At)) {
+      // Python would refuse it; tree-sitter reads past bad bytes in strings
+      // and comments, so the rest is still analysed, and the note says so.
+      static const char *Hex = "0123456789abcdef";
+      unsigned char C = Src[At];
+      Why = std::string("not valid UTF-8 (byte 0x") + Hex[C >> 4] + Hex[C & 15] + " at line " +
+            std::to_string(1 + std::count(Src.begin(), Src.begin() + At, '\n')) +
+            (Enc.empty() ? ") and no coding cookie names another encoding"
+                         : ") under its coding cookie '" + Enc + "'") +
+            "; analysed as is";
+    }
+    Text = Src;
+  } else if (Latin1.count(Enc)) {
+    Text.reserve(Src.size() + Src.size() / 8);
+    Back.reserve(Src.size() + Src.size() / 8 + 1);
+    for (size_t I = 0; I < Src.size(); ++I) {
+      unsigned char C = Src[I];
+      if (C < 0x80) {
+        Text += char(C);
+        Back.push_back(uint32_t(I));
+      } else {
+        Text += char(0xC0 | (C >> 6));
+        Text += char(0x80 | (C & 0x3F));
+        Back.push_back(uint32_t(I));
+        Back.push_back(uint32_t(I));
+      }
+    }
+    Back.push_back(uint32_t(Src.size()));
+  } else {
+    Why = "source encoding '" + Enc + "' (coding cookie, line " + std::to_string(Line) +
+          ") is not supported (UTF-8 and latin-1 are); not analysed";
+    return false;
+  }
+  // Old Mac line endings: tree-sitter-python reads a lone CR as blank space,
+  // which makes the whole file one line.
+  for (size_t I = 0; I < Text.size(); ++I)
+    if (Text[I] == '\r' && (I + 1 == Text.size() || Text[I + 1] != '\n')) Text[I] = '\n';
+  return true;
+}
+
 std::unique_ptr<Function> lowerFunction(Module &M, const JitFn &J,
                                         const std::map<std::string, bool> &Fixed,
                                         std::vector<std::string> &Notes) {
@@ -85,6 +173,7 @@ std::unique_ptr<Function> lowerFunction(Module &M, const JitFn &J,
       F->Checked = LI->second.Checked;
     }
     L.lowerEntry(J);
+    F->capDepth(); // no walk over the IR recurses past MaxNodeDepth
     size_t Before = Ptrs.size();
     Ptrs.insert(L.WantPtr.begin(), L.WantPtr.end());
     if (Ptrs.size() == Before || Round == 3) {
@@ -116,6 +205,19 @@ LoweredFile lowerTritonSource(const std::string &Path, const std::string &Source
     Out.Failed = true;
     return Out;
   }
+  if (std::string Why = notSourceText(Source); !Why.empty()) {
+    Out.Notes.push_back(Why);
+    Out.Failed = true;
+    return Out;
+  }
+  std::string Text, Why;
+  std::vector<uint32_t> Back; // Text's bytes -> Source's, when transcoded
+  if (!decodeSource(Source, Text, Back, Why)) {
+    Out.Notes.push_back(Why);
+    Out.Failed = true;
+    return Out;
+  }
+  if (!Why.empty()) Out.Notes.push_back(Why);
   TSParser *P = ts_parser_new();
   if (!ts_parser_set_language(P, tree_sitter_python())) {
     ts_parser_delete(P);
@@ -126,7 +228,7 @@ LoweredFile lowerTritonSource(const std::string &Path, const std::string &Source
   // Syntax errors: tree-sitter's recovery lets one unclosed bracket swallow
   // the rest of the file. Blank the first line in error (same length, so
   // every position stays exact) and reparse, a bounded number of times.
-  std::string Work = Source;
+  std::string Work = Text;
   std::vector<unsigned> Skipped;
   bool HadErrors = false;
   TSTree *T = ts_parser_parse_string(P, nullptr, Work.data(), (uint32_t)Work.size());
@@ -224,6 +326,19 @@ LoweredFile lowerTritonSource(const std::string &Path, const std::string &Source
       for (size_t I = 0; I < Plan.Value.size(); ++I) Fixed[Plan.Value[I]] = (Combo >> I) & 1;
       Out.Functions.push_back(lowerFunction(M, J, Fixed, Out.Notes));
     }
+  }
+  if (!Back.empty()) {
+    // Transcoded: positions back to the file's bytes (lines are the same).
+    std::vector<uint32_t> Starts = {0};
+    for (size_t I = 0; I < Source.size(); ++I)
+      if (Source[I] == '\n') Starts.push_back(uint32_t(I + 1));
+    for (auto &F : Out.Functions)
+      F->forEachLoc([&](SrcLoc &L) {
+        if (!L.valid() || L.Offset >= Back.size()) return;
+        L.Offset = Back[L.Offset];
+        if (L.Line <= Starts.size() && L.Offset >= Starts[L.Line - 1])
+          L.Col = L.Offset - Starts[L.Line - 1] + 1;
+      });
   }
   // Specialisations repeat the same notes.
   std::vector<std::string> Unique;

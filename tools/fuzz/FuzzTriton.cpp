@@ -1,12 +1,15 @@
-//===- FuzzTriton.cpp - libFuzzer target: the Triton frontend -------------===//
+//===- FuzzTriton.cpp - libFuzzer target: the Triton frontend and rules ---===//
 //
 // Any bytes as a Python file: the scan's dtype index reads it (TreeDtypes),
-// and lowerTritonSource, asking that index, must return (functions, notes,
-// or Failed), never crash, leak, hang or trip UBSan. Seeds: test/triton
-// and tools/fuzz/corpus/triton (see tools/fuzz.sh).
+// lowerTritonSource, asking that index, must return (functions, notes,
+// or Failed), and every rule runs over what it lowered (the bounds and
+// magnitude analyses with them), never crashing, leaking, hanging or
+// tripping UBSan. Seeds: test/triton, tools/fuzz/corpus/triton and the
+// hostile shapes tools/fuzz/seeds.py writes (see tools/fuzz.sh).
 //
 //===----------------------------------------------------------------------===//
 #include "kvlint/Frontend.h"
+#include "kvlint/Rule.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -15,13 +18,18 @@
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *Data, size_t Size) {
   std::string Src(reinterpret_cast<const char *>(Data), Size);
   kvlint::Options Opts;
+  static const auto Rules = kvlint::makeRules({"all"}, Opts);
   kvlint::TreeDtypes Tree;
   Tree.addFile(Src);
   Tree.finish();
   kvlint::LoweredFile LF = kvlint::lowerTritonSource("fuzz.py", Src, Opts, &Tree);
-  // Touch what the driver reads so nothing is optimised away.
-  size_t N = LF.Notes.size() + Tree.knownNames();
+  std::vector<kvlint::Finding> Findings;
   for (const auto &F : LF.Functions)
-    N += F->Accesses.size();
+    kvlint::runRules(Rules, *F, Findings);
+  kvlint::dedupeAndSort(Findings);
+  // Touch what the driver reads so nothing is optimised away.
+  size_t N = LF.Notes.size() + Tree.knownNames() + Findings.size();
+  for (const auto &F : LF.Functions)
+    N += F->Accesses.size() + F->Limits.size();
   return N == size_t(-1);
 }

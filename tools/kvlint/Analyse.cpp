@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <sstream>
 
 namespace kvlint {
@@ -44,19 +45,6 @@ void dumpFunction(const Function &F, std::ostream &OS) {
   }
 }
 
-/// Text, not a binary blob: the first 64 KiB hold (almost) no control bytes
-/// other than whitespace. Latin-1 and UTF-8 text pass; random bytes do not.
-static bool looksLikeText(const std::string &S) {
-  size_t N = std::min<size_t>(S.size(), 65536), Bad = 0;
-  for (size_t I = 0; I < N; ++I) {
-    unsigned char C = (unsigned char)S[I];
-    if ((C < 0x20 && C != '\t' && C != '\n' && C != '\r' && C != '\f' && C != '\v') ||
-        C == 0x7f)
-      ++Bad;
-  }
-  return Bad * 100 <= N; // at most 1 %
-}
-
 FileResult analyseFile(const std::string &Path, const AnalyseInput &In) {
   FileResult R;
   std::string Src, Why;
@@ -65,12 +53,14 @@ FileResult analyseFile(const std::string &Path, const AnalyseInput &In) {
     R.Failed = true;
     return R;
   }
-  if (Src.find('\0') != std::string::npos || !looksLikeText(Src)) {
-    R.Notes.push_back({Path, "binary file (not source text), skipped", true});
+  R.Hashes[Path] = contentHash(Src);
+  // Random bytes without NULs are no source either (the Triton frontend
+  // says so for a .py itself, after its fast path for plain Python).
+  if (std::string Why = notSourceText(Src); !Why.empty() && !hasExt(Path, {".py"})) {
+    R.Notes.push_back({Path, Why, true});
     R.Failed = true;
     return R;
   }
-  R.Hashes[Path] = contentHash(Src);
   LoweredFile LF;
   if (hasExt(Path, {".py"})) {
     if (Src.find("triton") == std::string::npos) {
@@ -124,10 +114,18 @@ FileResult analyseFile(const std::string &Path, const AnalyseInput &In) {
   R.Analysed = true;
   R.Functions = unsigned(LF.Functions.size());
   std::ostringstream Dump;
+  std::set<std::string> Limits;
   for (const auto &F : LF.Functions) {
     if (In.DumpIR)
       dumpFunction(*F, Dump);
     runRules(*In.Rules, *F, R.Findings);
+    // What the frontend cut (nesting past MaxNodeDepth): said always.
+    for (const std::string &L : F->Limits) {
+      if (!Limits.insert(L).second)
+        continue; // template instantiations, Triton specialisations
+      R.Notes.push_back({Path, L, false});
+      R.Loud.push_back({Path, L, false});
+    }
   }
   R.DumpText = Dump.str();
   // The file itself, and the headers this scan covers: a product in a

@@ -57,6 +57,11 @@ public:
 private:
   Fact compute(const Node *N);
   std::unordered_map<const Node *, Fact> Memo;
+  /// of() calls on the stack. The frontends cut values deeper than
+  /// MaxNodeDepth (Function::capDepth); past MaxDepth (a backstop) a value
+  /// is opaque, as an Unknown node is.
+  unsigned Depth = 0;
+  static constexpr unsigned MaxDepth = 4 * MaxNodeDepth;
 };
 
 /// True when N is `x / C * C` (or `C * (x / C)`): a value rounded down to a

@@ -90,6 +90,11 @@ private:
   /// when asked for again from a shallower point.
   std::unordered_set<const Node *> Shallow;
   unsigned Nesting = 0; ///< a Bounds for a store's context, from stagedOnChip
+  /// of() calls on the stack, a nested Bounds's included. The frontends cut
+  /// values at MaxNodeDepth (Function::capDepth), so this is only a backstop:
+  /// past MaxDepth a value is what nothing bounds.
+  unsigned Depth = 0;
+  static constexpr unsigned MaxDepth = 4 * MaxNodeDepth;
   std::deque<std::pair<const Node *, Bound>> Staged; ///< on-chip arrays: what they hold
   std::vector<std::pair<const Node *, bool>> Context; ///< guards (negated?) and mask
 };

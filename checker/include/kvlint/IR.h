@@ -30,6 +30,15 @@ inline bool endsWith(std::string_view S, std::string_view Suffix) {
   return S.size() >= Suffix.size() && S.compare(S.size() - Suffix.size(), Suffix.size(), Suffix) == 0;
 }
 
+/// Why Src is not source text, or "" when it is: a control character other
+/// than tab, newline, carriage return, form feed and vertical tab (random
+/// bytes, a binary without NULs). A frontend does not analyse such a file.
+std::string notSourceText(std::string_view Src);
+
+/// Whether Src is valid UTF-8 (no overlong forms, no surrogates); when not,
+/// At is the offset of the first byte that is not.
+bool validUtf8(std::string_view Src, size_t &At);
+
 enum class Language : uint8_t { Cpp, Cuda, Hip, Triton };
 const char *languageName(Language L);
 
@@ -215,6 +224,15 @@ struct CheckedProduct {
 /// along Axis (0..2): a launch index along it is below it.
 inline std::string gridFactor(unsigned Axis) { return std::string("@grid_") + char('x' + Axis); }
 
+/// How deep a value may nest: the longest chain of operands below it, a
+/// def-use chain of locals (`a1 = a0 + 1; a2 = a1 + 1; ...`), nested `?:`,
+/// an `else if` ladder's Phis and a long sum included. Every analysis and
+/// rule walks values recursively, so a frontend cuts what is deeper
+/// (Function::capDepth): the value at the cut becomes Unknown, what nothing
+/// bounds, and the function says where (Function::Limits). Ordinary kernels
+/// stay far below it; the deepest in test/ and examples/ is under 100.
+inline constexpr unsigned MaxNodeDepth = 512;
+
 /// A lowered function. Owns its nodes.
 struct Function {
   std::string Name;
@@ -223,6 +241,37 @@ struct Function {
   SrcRange Range;           ///< the function's name
   std::vector<Access> Accesses;
   std::vector<CheckedProduct> Checked; ///< host checks on its sizes
+  /// What the frontend could not follow in this function, one line each
+  /// without a file prefix ("expression nesting beyond 512 levels at line
+  /// 7: analysed as unknown"): the driver reports them as notes on the file.
+  std::vector<std::string> Limits;
+
+  /// Cuts every value nested deeper than MaxDepth operands (MaxNodeDepth):
+  /// the node becomes an Unknown leaf (its type, range, text and name kept),
+  /// so no walk over the IR recurses deeper. The cut falls on a local's use
+  /// or a join (Var, Phi) where the chain has one, else at 2 * MaxDepth. Records one line in Limits when
+  /// anything was cut. Iterative; linear in the nodes. Returns the count cut.
+  unsigned capDepth(unsigned MaxDepth = MaxNodeDepth);
+  /// Adds a line to Limits unless it is there already.
+  void noteLimit(const std::string &Line);
+
+  /// Calls Fn on every source location the function holds (its own, its
+  /// accesses' and its nodes'): a frontend that parsed a transcoded copy of
+  /// a file (latin-1 under a coding cookie) maps them back to the file's
+  /// bytes, where fix-its apply.
+  template <typename Fn> void forEachLoc(Fn &&F) {
+    auto Both = [&](SrcRange &R) {
+      F(R.Begin);
+      F(R.End);
+    };
+    Both(Range);
+    for (Access &A : Accesses)
+      Both(A.Range);
+    for (Node &N : Nodes) {
+      Both(N.Range);
+      Both(N.DeclType);
+    }
+  }
 
   template <typename... Args> Node *make(Kind K, IntTy Ty, Args &&...Ops) {
     Nodes.emplace_back();
