@@ -7,6 +7,7 @@
 #include "Args.h"
 #include "Config.h"
 
+#include <filesystem>
 #include <functional>
 #include <ostream>
 #include <sstream>
@@ -137,6 +138,16 @@ const std::vector<Flag> &flags() {
        "a directory (test kernels run at the sizes the test picks); skipped by default",
        [](CliOptions &C, const std::string &) -> std::string {
          C.IncludeTests = true;
+         return "";
+       }},
+      {{"--project-root"}, "DIR",
+       "the project whose Python files the project model reads, for callers\n"
+       "and reachability (default: above the first scanned directory, its\n"
+       "package chain, then .git/pyproject.toml/setup.py; none for files)",
+       [](CliOptions &C, const std::string &V) -> std::string {
+         if (!std::filesystem::is_directory(V))
+           return "--project-root '" + V + "' is not a directory";
+         C.ProjectRoot = V;
          return "";
        }},
       {{"--per-site"}, "",

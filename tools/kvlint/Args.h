@@ -29,6 +29,7 @@ struct CliOptions {
   std::string Diff;          ///< --diff REF or '-': only findings on changed lines
   std::string Format = "text";
   std::string DbDir;
+  std::string ProjectRoot;   ///< --project-root DIR: the project the model reads
   unsigned Jobs = 0;
   unsigned ShardI = 0, ShardN = 1;
   bool Fix = false, ListRules = false, DumpIR = false, Verbose = false;

@@ -20,6 +20,7 @@
 
 #include "kvlint/Report.h"
 #include "kvlint/Rule.h"
+#include "project/Build.h"
 
 #include <algorithm>
 #include <atomic>
@@ -181,6 +182,25 @@ int runDriver(const std::vector<std::string> &Args) {
 #ifdef KVLINT_HAVE_TRITON
   buildTreeDtypes(Found, C.Jobs, Tree);
 #endif
+  // The project model: every Python file of the project (not only the
+  // scanned ones), linked, with what its roots reach (checker/project/).
+  project::ProjectModel Project;
+#ifdef KVLINT_HAVE_TRITON
+  bool AnyPy = std::any_of(Found.begin(), Found.end(),
+                           [](const std::string &F) { return endsWith(F, ".py"); });
+  if (std::string Root = AnyPy ? project::projectRoot(C.ProjectRoot, C.Inputs) : "";
+      !Root.empty()) {
+    project::buildProject({Root, C.IncludeTests || project::inputsInTests(Root, C.Inputs)},
+                          C.Jobs, summarisePython, Project);
+    project::ProjectModel::Stats S = Project.stats();
+    if (C.Verbose)
+      Notes.push_back({Root, "project model: " + std::to_string(S.Files) + " Python file(s), " +
+                               std::to_string(S.KernelsReached) + " of " +
+                               std::to_string(S.Kernels) + " kernel(s) reached (" +
+                               std::to_string(S.KernelsOnlyTests) + " only from tests)",
+                     false});
+  }
+#endif
   keepShard(Found, C.ShardI, C.ShardN);
   bool WholeTree = !C.Diff.empty();
   for (const std::string &In : C.Inputs)
@@ -267,6 +287,7 @@ int runDriver(const std::vector<std::string> &Args) {
       AI.Db = &Db;
       AI.Extra = &C.Extra;
       AI.Tree = &Tree;
+      AI.Project = Project.empty() ? nullptr : &Project;
       AI.Scanned = &Scanned;
       AI.DumpIR = C.DumpIR;
       try {
@@ -286,6 +307,7 @@ int runDriver(const std::vector<std::string> &Args) {
 
   std::vector<Finding> All;
   std::vector<FileNote> Loud;
+  unsigned Unreached = 0;
   RunSummary Sum;
   for (size_t I = 0; I < Files.size(); ++I) {
     FileResult &R = Results[I];
@@ -296,6 +318,7 @@ int runDriver(const std::vector<std::string> &Args) {
     Sum.FilesFailed += R.Failed;
     Sum.Functions += R.Functions;
     Skipped += R.Skipped;
+    Unreached += R.Unreached;
     if (C.DumpIR)
       std::cout << R.DumpText;
   }
@@ -383,6 +406,9 @@ int runDriver(const std::vector<std::string> &Args) {
                 << " file(s) in test or benchmark directories skipped (--include-tests scans "
                    "them)\n";
   }
+  if (Unreached)
+    std::cerr << "kvlint: " << Unreached << " finding(s) in kernels no root of the project "
+              << "reaches not shown (--level latent shows them, with the reason)\n";
   if (InBaseline)
     std::cerr << "kvlint: " << InBaseline << " finding(s) in the baseline not shown\n";
   if (Sum.Folded && C.Format == "text")
