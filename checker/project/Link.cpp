@@ -210,6 +210,25 @@ void ProjectModel::lookupIn(int F, const std::string &Name, bool Submodules, uns
                             std::vector<Target> &Out) const {
   if (Depth > MaxLookupDepth || F < 0)
     return;
+  auto MI = Memo.find({F, Name, Submodules});
+  if (MI != Memo.end()) {
+    if (!MI->second.InProgress)
+      Out.insert(Out.end(), MI->second.Out.begin(), MI->second.Out.end());
+    return;
+  }
+  Memo[{F, Name, Submodules}].InProgress = true;
+  std::vector<Target> Mine;
+  lookupUncached(F, Name, Submodules, Depth, Mine);
+  std::sort(Mine.begin(), Mine.end());
+  Mine.erase(std::unique(Mine.begin(), Mine.end()), Mine.end());
+  LookupMemo &M = Memo[{F, Name, Submodules}];
+  M.InProgress = false;
+  M.Out = Mine;
+  Out.insert(Out.end(), Mine.begin(), Mine.end());
+}
+
+void ProjectModel::lookupUncached(int F, const std::string &Name, bool Submodules,
+                                  unsigned Depth, std::vector<Target> &Out) const {
   const FileInfo &FI = Files[F];
   size_t Before = Out.size();
   auto D = FI.TopDefs.find(Name);
@@ -322,6 +341,57 @@ std::vector<ProjectModel::Target> ProjectModel::resolveRef(int F, const std::str
   std::sort(All.begin(), All.end());
   All.erase(std::unique(All.begin(), All.end()), All.end());
   return All;
+}
+
+/// What a string that reads as a module path names (Summary.h,
+/// Definition::Strings): `pkg.mod`, `pkg.mod:attr`, `.mod` (relative to the
+/// file's package), or a prefix `pkg.models.` (every module below it).
+std::vector<ProjectModel::Target> ProjectModel::resolveString(int F,
+                                                              const std::string &S) const {
+  std::vector<Target> Out;
+  std::string Mod = S, Attr;
+  size_t Colon = S.find(':');
+  if (Colon != std::string::npos) {
+    Mod = S.substr(0, Colon);
+    Attr = S.substr(Colon + 1);
+  }
+  if (Mod.empty())
+    return Out;
+  if (Mod[0] == '.') {
+    const FileInfo &FI = Files[F];
+    std::string Base = FI.IsInit ? FI.Module : FI.Module.substr(0, FI.Module.rfind('.') == std::string::npos ? 0 : FI.Module.rfind('.'));
+    size_t Dots = Mod.find_first_not_of('.');
+    size_t Up = Dots == std::string::npos ? Mod.size() : Dots;
+    for (size_t I = 1; I < Up && !Base.empty(); ++I)
+      Base = Base.substr(0, Base.rfind('.') == std::string::npos ? 0 : Base.rfind('.'));
+    if (Base.empty())
+      return Out;
+    // All dots: an f-string's head, every module of that package.
+    Mod = Base + "." + (Dots == std::string::npos ? "" : Mod.substr(Dots));
+  }
+  if (Mod.back() == '.') {
+    for (auto It = ByModule.lower_bound(Mod); It != ByModule.end() &&
+                                              It->first.compare(0, Mod.size(), Mod) == 0;
+         ++It)
+      for (int M : It->second)
+        Out.push_back({M, -1});
+  } else {
+    // `pkg.mod.Class` (a worker class named by a string): the module and
+    // the attribute.
+    size_t Dot = Mod.rfind('.');
+    if (Attr.empty() && modulesNamed(Mod).empty() && Dot != std::string::npos) {
+      Attr = Mod.substr(Dot + 1);
+      Mod = Mod.substr(0, Dot);
+    }
+    for (int M : modulesNamed(Mod)) {
+      Out.push_back({M, -1});
+      if (!Attr.empty())
+        lookupIn(M, Attr, true, 0, Out);
+    }
+  }
+  std::sort(Out.begin(), Out.end());
+  Out.erase(std::unique(Out.begin(), Out.end()), Out.end());
+  return Out;
 }
 
 std::string ProjectModel::moduleOf(const std::string &Path) const {

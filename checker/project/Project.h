@@ -112,6 +112,21 @@ private:
   std::map<std::string, std::vector<int>> ByModule;
   std::vector<std::vector<int>> Edges;
   std::vector<int> NodeFile, NodeDef;
+  /// lookupIn's answers, by file, name and Submodules; InProgress breaks
+  /// import cycles. Filled during build (single-threaded); read-only after.
+  struct LookupKey {
+    int File;
+    std::string Name;
+    bool Sub;
+    bool operator<(const LookupKey &O) const {
+      return File != O.File ? File < O.File : Sub != O.Sub ? Sub < O.Sub : Name < O.Name;
+    }
+  };
+  struct LookupMemo {
+    bool InProgress = false;
+    std::vector<Target> Out;
+  };
+  mutable std::map<LookupKey, LookupMemo> Memo;
   std::vector<char> Reached;   ///< from the roots
   std::vector<int> TestParent; ///< with tests as roots too: the node it came from (-2: not)
 
@@ -122,8 +137,11 @@ private:
   std::vector<int> importedModules(int F, const Import &I) const;
   void lookupIn(int F, const std::string &Name, bool Submodules, unsigned Depth,
                 std::vector<Target> &Out) const;
+  void lookupUncached(int F, const std::string &Name, bool Submodules, unsigned Depth,
+                      std::vector<Target> &Out) const;
   void bindingTargets(int F, const Import &I, unsigned Depth, std::vector<Target> &Out) const;
   std::vector<Target> resolveRef(int F, const std::string &Dotted) const;
+  std::vector<Target> resolveString(int F, const std::string &S) const;
 
   // Reach.cpp
   void buildGraph();

@@ -21,7 +21,11 @@ namespace project {
 
 namespace {
 
-bool isPublicName(const std::string &N) { return !N.empty() && N[0] != '_'; }
+/// No leading underscore, or a dunder (`__getattr__`: Python calls it).
+bool isPublicName(const std::string &N) {
+  return !N.empty() && (N[0] != '_' || (N.size() > 4 && N.rfind("__", 0) == 0 &&
+                                        N.compare(N.size() - 2, 2, "__") == 0));
+}
 
 std::string dirOf(const std::string &P) {
   size_t S = P.rfind('/');
@@ -35,6 +39,7 @@ void ProjectModel::build(std::vector<FileSummary> In, const ProjectConfig &C) {
   Files.clear();
   ByPath.clear();
   ByModule.clear();
+  Memo.clear();
   std::sort(In.begin(), In.end(),
             [](const FileSummary &A, const FileSummary &B) { return A.Path < B.Path; });
   for (FileSummary &S : In) {
@@ -111,12 +116,18 @@ void ProjectModel::buildGraph() {
     for (const std::string &R : F.S.ModuleRefs)
       for (const Target &T : resolveRef(int(I), R))
         Edge(Mod, T.Def < 0 ? Files[T.File].ModNode : NodeOf(T));
+    for (const std::string &R : F.S.ModuleStrings)
+      for (const Target &T : resolveString(int(I), R))
+        Edge(Mod, T.Def < 0 ? Files[T.File].ModNode : NodeOf(T));
     for (size_t J = 0; J < F.S.Defs.size(); ++J) {
       const Definition &D = F.S.Defs[J];
       int Me = Mod + 1 + int(J);
       Edge(Me, Mod);
       for (const std::string &R : D.Refs)
         for (const Target &T : resolveRef(int(I), R))
+          Edge(Me, T.Def < 0 ? Files[T.File].ModNode : NodeOf(T));
+      for (const std::string &R : D.Strings)
+        for (const Target &T : resolveString(int(I), R))
           Edge(Me, T.Def < 0 ? Files[T.File].ModNode : NodeOf(T));
       if (D.Registered)
         Edge(Mod, Me);

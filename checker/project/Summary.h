@@ -37,6 +37,11 @@ struct Definition {
   /// follows these (a superset of the calls, so that a kernel picked into a
   /// variable or passed to a helper is still reached).
   std::vector<std::string> Refs;
+  /// String literals in the body that read as module paths
+  /// (`"pkg.mod"`, `"pkg.mod:attr"`, `".mod"`) or as a package prefix an
+  /// f-string completes (`f"pkg.models.{name}"` -> `"pkg.models."`): the
+  /// dynamic imports of registries and factories (importlib.import_module).
+  std::vector<std::string> Strings;
 };
 
 /// `import a.b`, `import a.b as c`, `from .x import y as z`, `from x import *`.
@@ -69,6 +74,7 @@ struct FileSummary {
   /// Names the module-level code mentions (decorators and default values
   /// included): what importing the module runs.
   std::vector<std::string> ModuleRefs;
+  std::vector<std::string> ModuleStrings; ///< Definition::Strings of the top-level code
   /// Module-level `NAME = <literal>` (numbers, strings, tuples of them).
   std::vector<std::pair<std::string, std::string>> Constants;
   bool HasMain = false; ///< `if __name__ == "__main__":`

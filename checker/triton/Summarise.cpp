@@ -12,6 +12,7 @@
 #include "project/Summary.h"
 
 #include <algorithm>
+#include <cctype>
 #include <set>
 
 namespace kvlint {
@@ -27,10 +28,26 @@ constexpr size_t MaxText = 200;     // characters kept of a callee or argument
 constexpr size_t MaxArgs = 24;      // arguments kept per call
 constexpr unsigned MaxBlockDepth = 32;
 
+/// What a scope's code mentions: names, and strings that read as modules.
+struct Mentions {
+  std::set<std::string> Refs, Strings;
+};
+
+/// A string literal's text that reads as a module path (`a.b`, `a.b:c`,
+/// `.a`), or, for an f-string, its literal head when that ends in a dot.
+bool modulePathLike(const std::string &S) {
+  if (S.size() < 2 || S.size() > 200 || S.find('.') == std::string::npos)
+    return false;
+  for (char C : S)
+    if (!(isalnum((unsigned char)C) || C == '_' || C == '.' || C == ':'))
+      return false;
+  return S.find("..", 1) == std::string::npos;
+}
+
 struct Summariser {
   const std::string &Src;
   FileSummary &Out;
-  std::set<std::string> ModRefs;
+  Mentions ModRefs;
 
   std::string text(TSNode N) const {
     if (ts_node_is_null(N))
@@ -134,7 +151,7 @@ struct Summariser {
   }
 
   /// Names, calls and imports under N, attributed to Scope.
-  void collect(TSNode N, int Scope, std::set<std::string> &Into) {
+  void collect(TSNode N, int Scope, Mentions &Into) {
     if (ts_node_is_null(N))
       return;
     walk(N, [&](TSNode X) {
@@ -142,11 +159,40 @@ struct Summariser {
         return;
       const char *T = ts_node_type(X);
       if (!strcmp(T, "identifier")) {
-        Into.insert(text(X));
+        Into.Refs.insert(text(X));
       } else if (!strcmp(T, "attribute")) {
         std::string D = dotted(X);
         if (!D.empty())
-          Into.insert(D);
+          Into.Refs.insert(D);
+      } else if (!strcmp(T, "string")) {
+        std::string Lit;
+        bool Interp = false, Name = false;
+        for (TSNode K : kids(X)) {
+          if (is(K, "interpolation")) {
+            // f"{__name__}.ops", f"{__name__}.{m}": below the file's package.
+            if (Lit.empty() && !Name && noSpace(text(K)) == "{__name__}") {
+              Name = true;
+              continue;
+            }
+            Interp = true;
+            break;
+          }
+          if (is(K, "string_content"))
+            Lit += text(K);
+        }
+        if (Name && (Lit.empty() || Lit[0] != '.'))
+          Lit.clear();
+        // A plain string names a module; an f-string's head `a.b.` (two
+        // components at least) names every module below a.b.
+        bool Prefix = !Lit.empty() && Lit.back() == '.';
+        // `f".{name}"` with a package (importlib.import_module(f".{m}",
+        // __name__)): every module of the file's package.
+        bool Relative = Interp && !Lit.empty() && Lit.find_first_not_of('.') == std::string::npos;
+        if (Relative)
+          Into.Strings.insert(Lit);
+        else if (Interp ? Prefix && std::count(Lit.begin(), Lit.end(), '.') >= 2 : !Prefix)
+          if (modulePathLike(Lit))
+            Into.Strings.insert(Lit);
       } else if (!strcmp(T, "call")) {
         CallSite C;
         C.Scope = Scope;
@@ -200,12 +246,13 @@ struct Summariser {
     }
     int Idx = int(Out.Defs.size());
     Out.Defs.push_back(D);
-    std::set<std::string> Refs;
+    Mentions Refs;
     for (TSNode Dec : Decs)
       collect(Dec, ClassIdx >= 0 ? ClassIdx : -1, ClassIdx >= 0 ? Refs : ModRefs);
     collect(field(Def, "parameters"), Idx, Refs);
     collect(field(Def, "body"), Idx, Refs);
-    Out.Defs[Idx].Refs.assign(Refs.begin(), Refs.end());
+    Out.Defs[Idx].Refs.assign(Refs.Refs.begin(), Refs.Refs.end());
+    Out.Defs[Idx].Strings.assign(Refs.Strings.begin(), Refs.Strings.end());
   }
 
   void addClass(TSNode Def, const std::vector<TSNode> &Decs) {
@@ -225,7 +272,7 @@ struct Summariser {
       D.Bases.push_back(shortText(B));
     int Idx = int(Out.Defs.size());
     Out.Defs.push_back(D);
-    std::set<std::string> Refs;
+    Mentions Refs;
     for (TSNode Dec : Decs)
       collect(Dec, -1, ModRefs);
     collect(Sup, Idx, Refs);
@@ -243,7 +290,8 @@ struct Summariser {
       else
         collect(S, Idx, Refs);
     }
-    Out.Defs[Idx].Refs.assign(Refs.begin(), Refs.end());
+    Out.Defs[Idx].Refs.assign(Refs.Refs.begin(), Refs.Refs.end());
+    Out.Defs[Idx].Strings.assign(Refs.Strings.begin(), Refs.Strings.end());
   }
 
   std::string stringValue(TSNode S) const {
@@ -358,7 +406,8 @@ project::FileSummary summarisePython(const std::string &Path, const std::string 
   if (T) {
     Summariser S{Source, Out, {}};
     S.moduleBlock(ts_tree_root_node(T), 0);
-    Out.ModuleRefs.assign(S.ModRefs.begin(), S.ModRefs.end());
+    Out.ModuleRefs.assign(S.ModRefs.Refs.begin(), S.ModRefs.Refs.end());
+    Out.ModuleStrings.assign(S.ModRefs.Strings.begin(), S.ModRefs.Strings.end());
     Out.Parsed = true;
     ts_tree_delete(T);
   }

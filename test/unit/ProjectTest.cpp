@@ -127,6 +127,46 @@ TEST(ProjectReach, ClassReachesMethods) {
                                           "    def forward(ctx, x):\n        _k[(1,)](x)\n"}});
   EXPECT_TRUE(M.reach("/p/pkg/f.py", "_k").Reached);
 }
+TEST(ProjectReach, DynamicImportByString) {
+  // A registry imports its models by name (importlib.import_module with an
+  // f-string) and a factory by a "module:attr" string.
+  ProjectModel M = model(
+      {{"pkg/__init__.py", "from .registry import load\n"},
+       {"pkg/registry.py", "import importlib\n"
+                           "FACTORY = 'pkg.impl.fac:make'\n"
+                           "def load(name):\n"
+                           "    return importlib.import_module(f'pkg.models.{name}')\n"},
+       {"pkg/models/__init__.py", ""},
+       {"pkg/models/llama.py", std::string(Kernel) + "class Llama:\n"
+                                                     "    def forward(self, x):\n"
+                                                     "        _k[(1,)](x)\n"},
+       {"pkg/impl/__init__.py", ""},
+       {"pkg/impl/fac.py", std::string(Kernel) + "def make(x):\n    _k[(1,)](x)\n"},
+       {"pkg/other/__init__.py", ""},
+       {"pkg/other/m.py", std::string(Kernel) + "def go(x):\n    _k[(1,)](x)\n"}});
+  EXPECT_TRUE(M.reach("/p/pkg/models/llama.py", "_k").Reached);
+  EXPECT_TRUE(M.reach("/p/pkg/impl/fac.py", "_k").Reached);
+  EXPECT_FALSE(M.reach("/p/pkg/other/m.py", "_k").Reached);
+}
+
+TEST(ProjectReach, LazyPackageImports) {
+  // A package's __init__ imports its backends by `f"{__name__}.{m}"` in a
+  // loop, and a lazy module `__getattr__` by `f".{m}"`: every module of
+  // the package is reached; a plain prefix string ("pkg.") names nothing.
+  ProjectModel M = model(
+      {{"pkg/__init__.py", "import importlib\nfrom . import lazy\n"
+                           "for m in ['a']:\n"
+                           "    importlib.import_module(f'{__name__}.{m}')\n"},
+       {"pkg/a.py", std::string(Kernel) + "def go(x):\n    _k[(1,)](x)\n"},
+       {"pkg/lazy/__init__.py", "def __getattr__(n):\n"
+                                "    return importlib.import_module(f'.{n}', __name__)\n"},
+       {"pkg/lazy/b.py", std::string(Kernel) + "def go(x):\n    _k[(1,)](x)\n"},
+       {"lib/__init__.py", "X = 'lib.'\n"},
+       {"lib/c.py", std::string(Kernel) + "def go(x):\n    _k[(1,)](x)\n"}});
+  EXPECT_TRUE(M.reach("/p/pkg/a.py", "_k").Reached);
+  EXPECT_TRUE(M.reach("/p/pkg/lazy/b.py", "_k").Reached);
+  EXPECT_FALSE(M.reach("/p/lib/c.py", "_k").Reached);
+}
 #endif
 
 TEST(ProjectPaths, Tests) {
