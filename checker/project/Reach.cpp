@@ -185,6 +185,13 @@ void ProjectModel::computeReach() {
         To.push_back(F.ModNode + 1 + int(J));
     } else if (Root) {
       To.push_back(F.ModNode);
+    } else if (F.Public && Cfg.PublicModulesAreApi &&
+               std::any_of(F.Importers.begin(), F.Importers.end(), isTestPath)) {
+      // A public module a test imports is importable API (a library's
+      // module users import by its path: `fla.modules.grpo`), even when
+      // nothing else in the tree imports it. What it does not make public
+      // (its private helpers, kernels only a test launches) is not.
+      To.push_back(F.ModNode);
     }
   }
   if (Cfg.IncludeTests) {

@@ -99,6 +99,19 @@ TEST(ProjectReach, OnlyTests) {
   EXPECT_TRUE(model(Files, true).reach("/p/pkg/k.py", "_k").Reached);
 }
 
+TEST(ProjectReach, PublicModuleOnlyATestImports) {
+  // A library's public module that only its test imports is API; a private
+  // helper only the test calls is not.
+  std::map<std::string, std::string> Files = {
+      {"pkg/__init__.py", ""},
+      {"pkg/loss.py", std::string(Kernel) + "def fused_loss(x):\n    _k[(1,)](x)\n"},
+      {"pkg/_h.py", std::string(Kernel) + "def go(x):\n    _k[(1,)](x)\n"},
+      {"tests/test_loss.py", "from pkg.loss import fused_loss\nfrom pkg._h import go\n"}};
+  ProjectModel M = model(Files);
+  EXPECT_TRUE(M.reach("/p/pkg/loss.py", "_k").Reached);
+  EXPECT_FALSE(M.reach("/p/pkg/_h.py", "_k").Reached);
+}
+
 TEST(ProjectReach, PrivateHelperWithoutCaller) {
   ProjectModel M = model(
       {{"pkg/__init__.py", "from . import k\n"},
