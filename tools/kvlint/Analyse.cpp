@@ -5,6 +5,7 @@
 
 #include "kvlint/ClangFrontend.h"
 #include "kvlint/Frontend.h"
+#include "project/Build.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -128,6 +129,8 @@ FileResult analyseFile(const std::string &Path, const AnalyseInput &In) {
     }
   }
   R.DumpText = Dump.str();
+  if (In.Project)
+    R.Unreached = project::demoteUnreached(*In.Project, Path, *In.Opts, R.Findings);
   // The file itself, and the headers this scan covers: a product in a
   // header's helper is an offset only where a kernel uses it, and scanning
   // the header alone sees no such use. The driver dedupes a header's

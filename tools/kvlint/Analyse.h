@@ -7,6 +7,7 @@
 #include "kvlint/IR.h"
 #include "kvlint/Report.h"
 #include "kvlint/Rule.h"
+#include "project/Project.h"
 
 #include <map>
 #include <memory>
@@ -28,6 +29,7 @@ struct FileResult {
   /// bytes changed since.
   std::map<std::string, std::string> Hashes;
   unsigned Functions = 0;
+  unsigned Unreached = 0; ///< findings dropped: in kernels no root of the project reaches
   bool Analysed = false;
   bool Skipped = false; ///< deliberately not analysed (no Triton frontend)
   bool Failed = false;
@@ -41,6 +43,9 @@ struct AnalyseInput {
   const DbFlags *Db = nullptr;
   const std::vector<std::string> *Extra = nullptr; ///< flags after `--`
   const TreeDtypes *Tree = nullptr; ///< table dtypes the scan's Python files allocate
+  /// The project model (checker/project/): findings in kernels no root
+  /// reaches move to the latent level. Null: no project (files only).
+  const project::ProjectModel *Project = nullptr;
   /// The files this run scans, canonical: a finding the file's kernels reach
   /// in a header (an accessor, an offset helper) is kept when the header is
   /// one of them.

@@ -207,6 +207,16 @@ const std::vector<Flag> &flags() {
          C.IncludeTests = true;
          return "";
        }},
+      {{"--project-root"}, "DIR",
+       "the project whose Python files the project model reads, for callers\n"
+       "and reachability (default: above the first scanned directory, its\n"
+       "package chain, then .git/pyproject.toml/setup.py; none for files)",
+       [](CliOptions &C, const std::string &V) -> std::string {
+         if (!std::filesystem::is_directory(V))
+           return "--project-root '" + V + "' is not a directory";
+         C.ProjectRoot = V;
+         return "";
+       }},
       {{"--per-site"}, "",
        "report every offset apart; by default the offsets of one function that\n"
        "the same value makes wrap (KV001: widen 'bos') are one finding, the\n"

@@ -36,6 +36,7 @@ struct CliOptions {
   bool ReportUnusedSuppressions = false; ///< --report-unused-suppressions
   std::string ShowConfig;     ///< --show-config FILE
   std::string DbDir;
+  std::string ProjectRoot;   ///< --project-root DIR: the project the model reads
   unsigned Jobs = 0;
   unsigned ShardI = 0, ShardN = 1;
   bool Fix = false, ListRules = false, DumpIR = false, Verbose = false;

@@ -26,6 +26,7 @@
 #include "kvlint/Report.h"
 #include "kvlint/Rule.h"
 #include "kvlint/Suppress.h"
+#include "project/Build.h"
 
 #include <algorithm>
 #include <atomic>
@@ -242,6 +243,25 @@ int run(const std::vector<std::string> &Args) {
   buildTreeDtypes(Found, C.Jobs, Tree);
 #endif
   const size_t FoundInAllShards = Found.size();
+  // The project model: every Python file of the project (not only the
+  // scanned ones), linked, with what its roots reach (checker/project/).
+  project::ProjectModel Project;
+#ifdef KVLINT_HAVE_TRITON
+  bool AnyPy = std::any_of(Found.begin(), Found.end(),
+                           [](const std::string &F) { return endsWith(F, ".py"); });
+  if (std::string Root = AnyPy ? project::projectRoot(C.ProjectRoot, C.Inputs) : "";
+      !Root.empty()) {
+    project::buildProject({Root, C.IncludeTests || project::inputsInTests(Root, C.Inputs)},
+                          C.Jobs, summarisePython, Project);
+    project::ProjectModel::Stats S = Project.stats();
+    if (C.Verbose)
+      Notes.push_back({Root, "project model: " + std::to_string(S.Files) + " Python file(s), " +
+                               std::to_string(S.KernelsReached) + " of " +
+                               std::to_string(S.Kernels) + " kernel(s) reached (" +
+                               std::to_string(S.KernelsOnlyTests) + " only from tests)",
+                     false});
+  }
+#endif
   bool WholeTree = !C.Diff.empty();
   for (const std::string &In : C.Inputs) {
     std::error_code EC;
@@ -341,6 +361,7 @@ int run(const std::vector<std::string> &Args) {
         AI.Db = &Db;
         AI.Extra = &C.Extra;
         AI.Tree = &Tree;
+        AI.Project = Project.empty() ? nullptr : &Project;
         AI.Scanned = &Scanned;
         AI.DumpIR = C.DumpIR;
         return analyseFile(Files[I], AI);
@@ -357,6 +378,7 @@ int run(const std::vector<std::string> &Args) {
         It->second.clear(); // two workers read different bytes: fix neither
     }
     Out.Sum.FilesPartial += R.Analysed && R.Partial;
+    Out.Unreached += R.Unreached;
     Out.All.insert(Out.All.end(), R.Findings.begin(), R.Findings.end());
     Out.Notes.insert(Out.Notes.end(), R.Notes.begin(), R.Notes.end());
     Out.Loud.insert(Out.Loud.end(), R.Loud.begin(), R.Loud.end());

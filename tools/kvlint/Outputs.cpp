@@ -368,6 +368,9 @@ int reportScan(const CliOptions &C, ScanOutcome &S, const BaselineState &B,
                    "them)\n";
   }
   (void)InBaseline;
+  if (S.Unreached)
+    std::cerr << "kvlint: " << S.Unreached << " finding(s) in kernels no root of the project "
+              << "reaches not shown (--level latent shows them, with the reason)\n";
   std::cerr << SuppressSaid.str() << BaselineSaid.str();
   if (Sum.Folded && C.Format == "text")
     std::cerr << "kvlint: " << All.size() << " finding(s) at " << All.size() + Sum.Folded

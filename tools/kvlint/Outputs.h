@@ -41,6 +41,8 @@ struct ScanOutcome {
   std::map<std::string, std::string> Hashes;
   /// Source files found before the excludes and --shard/--diff selection.
   size_t FoundAnywhere = 0;
+  /// Findings dropped at the default level: in kernels no root reaches.
+  unsigned Unreached = 0;
 };
 
 /// The baseline in force: --baseline, else the Baseline key of the first

@@ -163,6 +163,7 @@ std::string encodeResult(const FileResult &R) {
   for (const auto &[File, Hash] : R.Hashes)
     W.s(File), W.s(Hash);
   W.u32(R.Functions);
+  W.u32(R.Unreached);
   W.b(R.Analysed), W.b(R.Skipped), W.b(R.Failed), W.b(R.Partial);
   W.u32(Magic);
   return W.Out;
@@ -188,6 +189,7 @@ bool decodeResult(const std::string &Bytes, FileResult &R) {
     R.Hashes[File] = In.s();
   }
   R.Functions = In.u32();
+  R.Unreached = In.u32();
   R.Analysed = In.b(), R.Skipped = In.b(), R.Failed = In.b(), R.Partial = In.b();
   return In.u32() == Magic && In.Ok && In.atEnd();
 }

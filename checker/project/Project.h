@@ -1,0 +1,155 @@
+//===- Project.h - the project model: files linked, roots, reachability -*- C++ -*-===//
+//
+// Built once per scan from every file's FileSummary (Summary.h):
+//
+//   Link.cpp   module names from paths (package roots are directories with an
+//              `__init__.py` chain; `src/` layouts and namespace directories
+//              are found by their paths), imports (absolute, relative, `as`,
+//              re-exports through `__init__`, wildcards), and the definitions
+//              a dotted name in a file denotes;
+//   Reach.cpp  the graph (modules, definitions, the names their bodies
+//              mention), its roots and what they reach, and why a definition
+//              is not reached;
+//   Build.cpp  the walk of the project root and the summaries, in parallel;
+//   Demote.cpp the post-pass that moves findings in unreached kernels to
+//              the latent level, with the reason as a note.
+//
+// The roots (docs/architecture.md, "Reachability", says why each):
+//   * the `__init__` of every top-level package, and what each `__init__`
+//     binds publicly, and its `__all__`: the package's API;
+//   * public functions and classes (no leading `_`, not @triton.jit) of a
+//     public module that is itself reached; every public definition of a
+//     loose file (no package), kernels included;
+//   * loose files (scripts) and files with `if __name__ == "__main__"`;
+//   * definitions a decorator registers (torch.library, `...register...`),
+//     when their module is reached;
+//   * tests and benchmarks (and everything they define) only with
+//     IncludeTests.
+// A class reached reaches its methods. A @triton.jit function is never a
+// root by its name: some reached function must launch or call it.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KVLINT_PROJECT_PROJECT_H
+#define KVLINT_PROJECT_PROJECT_H
+
+#include "project/Summary.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace kvlint {
+namespace project {
+
+struct ProjectConfig {
+  std::string Root;          ///< the project root, absolute and normal
+  bool IncludeTests = false; ///< tests and benchmarks are roots
+  /// Public functions of a reached public module are roots (the default).
+  /// Off: only what an `__init__` exports, scripts and registrations are.
+  bool PublicModulesAreApi = true;
+};
+
+/// A file of tests or benchmarks, by its path relative to the project root:
+/// a directory test, tests, benchmark or benchmarks, or a file test_*.py,
+/// *_test.py, conftest.py.
+bool isTestPath(const std::string &Rel);
+
+class ProjectModel {
+public:
+  /// Links Files (paths absolute and normal) and computes reachability.
+  void build(std::vector<FileSummary> Files, const ProjectConfig &C);
+
+  bool empty() const { return Files.empty(); }
+  size_t fileCount() const { return Files.size(); }
+  const ProjectConfig &config() const { return Cfg; }
+
+  /// The module name of a file of the model (`pkg.sub.mod`), or "".
+  std::string moduleOf(const std::string &Path) const;
+
+  struct Verdict {
+    bool Known = false;   ///< the model has the file and the definition
+    bool Reached = true;  ///< some root reaches it
+    std::string Why;      ///< when not reached: the reason, for a note
+    std::string File;     ///< where the reason points (the definition)
+    unsigned Line = 0;
+  };
+  /// Whether a root reaches definition Name (a function, kernel or method
+  /// name) of the file at Path (absolute and normal, or as the model has it).
+  Verdict reach(const std::string &Path, const std::string &Name) const;
+
+  /// What a dotted name in a file denotes: "mod" for a module, "mod:def" for
+  /// a definition; sorted. For tests and --dump-ir-like inspection.
+  std::vector<std::string> resolve(const std::string &Path, const std::string &Dotted) const;
+
+  struct Stats {
+    size_t Files = 0, Defs = 0, Kernels = 0, KernelsReached = 0, KernelsOnlyTests = 0;
+  };
+  Stats stats() const;
+
+private:
+  struct Target {
+    int File;
+    int Def; ///< -1: the module itself
+    bool operator<(const Target &O) const {
+      return File != O.File ? File < O.File : Def < O.Def;
+    }
+    bool operator==(const Target &O) const { return File == O.File && Def == O.Def; }
+  };
+  struct FileInfo {
+    FileSummary S;
+    std::string Module; ///< canonical dotted name
+    std::string Rel;    ///< relative to the root
+    bool IsInit = false, InPackage = false, Test = false, Public = true, TopPackage = false;
+    int ModNode = 0; ///< node of the module; node of Defs[i] is ModNode + 1 + i
+    std::map<std::string, std::vector<int>> TopDefs; ///< functions and classes
+    std::map<std::string, std::vector<int>> Binds;   ///< local name -> Imports
+    std::vector<int> Stars;                          ///< wildcard Imports
+    std::vector<std::string> Importers;              ///< files that import it
+  };
+  ProjectConfig Cfg;
+  std::vector<FileInfo> Files;
+  std::map<std::string, int> ByPath;
+  std::map<std::string, std::vector<int>> ByModule;
+  std::vector<std::vector<int>> Edges;
+  std::vector<int> NodeFile, NodeDef;
+  /// lookupIn's answers, by file, name and Submodules; InProgress breaks
+  /// import cycles. Filled during build (single-threaded); read-only after.
+  struct LookupKey {
+    int File;
+    std::string Name;
+    bool Sub;
+    bool operator<(const LookupKey &O) const {
+      return File != O.File ? File < O.File : Sub != O.Sub ? Sub < O.Sub : Name < O.Name;
+    }
+  };
+  struct LookupMemo {
+    bool InProgress = false;
+    std::vector<Target> Out;
+  };
+  mutable std::map<LookupKey, LookupMemo> Memo;
+  std::vector<char> Reached;   ///< from the roots
+  std::vector<int> TestParent; ///< with tests as roots too: the node it came from (-2: not)
+
+  // Link.cpp
+  void nameModules();
+  int fileAt(const std::string &Path) const;
+  std::vector<int> modulesNamed(const std::string &Dotted) const;
+  std::vector<int> importedModules(int F, const Import &I) const;
+  void lookupIn(int F, const std::string &Name, bool Submodules, unsigned Depth,
+                std::vector<Target> &Out) const;
+  void lookupUncached(int F, const std::string &Name, bool Submodules, unsigned Depth,
+                      std::vector<Target> &Out) const;
+  void bindingTargets(int F, const Import &I, unsigned Depth, std::vector<Target> &Out) const;
+  std::vector<Target> resolveRef(int F, const std::string &Dotted) const;
+  std::vector<Target> resolveString(int F, const std::string &S) const;
+
+  // Reach.cpp
+  void buildGraph();
+  void computeReach();
+  std::string whyUnreached(int Node) const;
+};
+
+} // namespace project
+} // namespace kvlint
+
+#endif

@@ -1,0 +1,418 @@
+//===- Summarise.cpp - a Python file's project-model summary --------------===//
+//
+// Fills a project::FileSummary (checker/project/Summary.h) from one Python
+// file, with the tree-sitter parse and helpers the Triton lowering uses:
+// top-level functions and classes (with their bases, decorators and
+// methods), imports at any depth, call sites and launches `k[grid](...)`,
+// the names each definition's body mentions, module-level constants,
+// `__all__`, and `if __name__ == "__main__"`.
+//
+//===----------------------------------------------------------------------===//
+#include "Lowering.h"
+#include "project/Summary.h"
+
+#include <algorithm>
+#include <cctype>
+#include <set>
+
+namespace kvlint {
+namespace triton {
+namespace {
+
+using project::CallSite;
+using project::Definition;
+using project::FileSummary;
+using project::Import;
+
+constexpr size_t MaxText = 200;     // characters kept of a callee or argument
+constexpr size_t MaxArgs = 24;      // arguments kept per call
+constexpr unsigned MaxBlockDepth = 32;
+
+/// What a scope's code mentions: names, and strings that read as modules.
+struct Mentions {
+  std::set<std::string> Refs, Strings;
+};
+
+/// A string literal's text that reads as a module path (`a.b`, `a.b:c`,
+/// `.a`), or, for an f-string, its literal head when that ends in a dot.
+bool modulePathLike(const std::string &S) {
+  if (S.size() < 2 || S.size() > 200 || S.find('.') == std::string::npos)
+    return false;
+  for (char C : S)
+    if (!(isalnum((unsigned char)C) || C == '_' || C == '.' || C == ':'))
+      return false;
+  return S.find("..", 1) == std::string::npos;
+}
+
+struct Summariser {
+  const std::string &Src;
+  FileSummary &Out;
+  Mentions ModRefs;
+
+  std::string text(TSNode N) const {
+    if (ts_node_is_null(N))
+      return "";
+    uint32_t B = ts_node_start_byte(N), E = ts_node_end_byte(N);
+    if (B > Src.size() || E > Src.size() || E < B)
+      return "";
+    return Src.substr(B, E - B);
+  }
+  std::string shortText(TSNode N) const {
+    std::string T = text(N);
+    if (T.size() > MaxText)
+      T = T.substr(0, MaxText);
+    for (char &C : T)
+      if (C == '\n' || C == '\r' || C == '\t')
+        C = ' ';
+    return T;
+  }
+  static unsigned line(TSNode N) { return ts_node_start_point(N).row + 1; }
+
+  /// `a.b.c` of an identifier/attribute chain, or "".
+  std::string dotted(TSNode N, unsigned Depth = 0) const {
+    if (Depth > 32)
+      return "";
+    if (is(N, "identifier"))
+      return text(N);
+    if (is(N, "attribute")) {
+      std::string O = dotted(field(N, "object"), Depth + 1);
+      return O.empty() ? "" : O + "." + text(field(N, "attribute"));
+    }
+    return "";
+  }
+
+  static std::string noSpace(std::string S) {
+    S.erase(std::remove_if(S.begin(), S.end(), [](char C) { return C == ' ' || C == '\\' ||
+                                                               C == '\n' || C == '\r'; }),
+            S.end());
+    return S;
+  }
+
+  void addImport(TSNode S, int Scope) {
+    if (is(S, "import_statement")) {
+      for (TSNode K : kids(S)) {
+        Import I;
+        I.Scope = Scope;
+        I.Line = line(S);
+        if (is(K, "aliased_import")) {
+          I.Module = noSpace(text(field(K, "name")));
+          I.Local = text(field(K, "alias"));
+        } else if (is(K, "dotted_name")) {
+          I.Module = noSpace(text(K));
+          I.Local = I.Module.substr(0, I.Module.find('.'));
+        } else {
+          continue;
+        }
+        Out.Imports.push_back(I);
+      }
+      return;
+    }
+    // from-import
+    TSNode M = field(S, "module_name");
+    Import Base;
+    Base.Scope = Scope;
+    Base.Line = line(S);
+    if (is(M, "relative_import")) {
+      for (TSNode K : kids(M)) {
+        if (is(K, "import_prefix")) {
+          std::string T = text(K);
+          Base.Level = unsigned(std::count(T.begin(), T.end(), '.'));
+        }
+        else if (is(K, "dotted_name"))
+          Base.Module = noSpace(text(K));
+      }
+      if (!Base.Level) {
+        std::string T = text(M);
+        Base.Level = unsigned(std::count(T.begin(), T.end(), '.') -
+                              std::count(Base.Module.begin(), Base.Module.end(), '.'));
+      }
+    } else {
+      Base.Module = noSpace(text(M));
+    }
+    bool Any = false;
+    for (TSNode K : fieldKids(S, "name")) {
+      Import I = Base;
+      if (is(K, "aliased_import")) {
+        I.Name = noSpace(text(field(K, "name")));
+        I.Local = text(field(K, "alias"));
+      } else {
+        I.Name = I.Local = noSpace(text(K));
+      }
+      Out.Imports.push_back(I);
+      Any = true;
+    }
+    if (!Any)
+      for (TSNode K : kids(S))
+        if (is(K, "wildcard_import")) {
+          Import I = Base;
+          I.Name = "*";
+          Out.Imports.push_back(I);
+        }
+  }
+
+  /// Names, calls and imports under N, attributed to Scope.
+  void collect(TSNode N, int Scope, Mentions &Into) {
+    if (ts_node_is_null(N))
+      return;
+    walk(N, [&](TSNode X) {
+      if (!ts_node_is_named(X))
+        return;
+      const char *T = ts_node_type(X);
+      if (!strcmp(T, "identifier")) {
+        Into.Refs.insert(text(X));
+      } else if (!strcmp(T, "attribute")) {
+        std::string D = dotted(X);
+        if (!D.empty())
+          Into.Refs.insert(D);
+      } else if (!strcmp(T, "string")) {
+        std::string Lit;
+        bool Interp = false, Name = false;
+        for (TSNode K : kids(X)) {
+          if (is(K, "interpolation")) {
+            // f"{__name__}.ops", f"{__name__}.{m}": below the file's package.
+            if (Lit.empty() && !Name && noSpace(text(K)) == "{__name__}") {
+              Name = true;
+              continue;
+            }
+            Interp = true;
+            break;
+          }
+          if (is(K, "string_content"))
+            Lit += text(K);
+        }
+        if (Name && (Lit.empty() || Lit[0] != '.'))
+          Lit.clear();
+        // A plain string names a module; an f-string's head `a.b.` (two
+        // components at least) names every module below a.b.
+        bool Prefix = !Lit.empty() && Lit.back() == '.';
+        // `f".{name}"` with a package (importlib.import_module(f".{m}",
+        // __name__)): every module of the file's package.
+        bool Relative = Interp && !Lit.empty() && Lit.find_first_not_of('.') == std::string::npos;
+        if (Relative)
+          Into.Strings.insert(Lit);
+        else if (Interp ? Prefix && std::count(Lit.begin(), Lit.end(), '.') >= 2 : !Prefix)
+          if (modulePathLike(Lit))
+            Into.Strings.insert(Lit);
+      } else if (!strcmp(T, "call")) {
+        CallSite C;
+        C.Scope = Scope;
+        C.Line = line(X);
+        TSNode Fn = field(X, "function");
+        if (is(Fn, "subscript")) {
+          C.Launch = true;
+          C.Callee = shortText(field(Fn, "value"));
+          std::string G;
+          for (TSNode K : fieldKids(Fn, "subscript"))
+            G += (G.empty() ? "" : ", ") + shortText(K);
+          C.Grid = G.substr(0, MaxText);
+        } else {
+          C.Callee = shortText(Fn);
+        }
+        for (TSNode A : kids(field(X, "arguments"))) {
+          if (C.Args.size() >= MaxArgs)
+            break;
+          C.Args.push_back(shortText(A));
+        }
+        Out.Calls.push_back(std::move(C));
+      } else if (!strcmp(T, "import_statement") || !strcmp(T, "import_from_statement")) {
+        addImport(X, Scope);
+      }
+    });
+  }
+
+  static bool registers(const std::string &Dec) {
+    for (const char *W : {"register", "custom_op", "library", "triton_op"})
+      if (Dec.find(W) != std::string::npos)
+        return true;
+    return false;
+  }
+
+  /// A function (Class empty: at top level) or a method.
+  void addFunction(TSNode Def, const std::vector<TSNode> &Decs, const std::string &Class,
+                   int ClassIdx) {
+    Definition D;
+    D.Kind = Class.empty() ? Definition::Function : Definition::Method;
+    D.Owner = Class;
+    D.Name = text(field(Def, "name"));
+    D.Line = line(field(Def, "name"));
+    D.EndLine = ts_node_end_point(Def).row + 1;
+    for (TSNode Dec : Decs) {
+      std::string T = shortText(Dec);
+      D.Decorators.push_back(T);
+      if (T.find("jit") != std::string::npos)
+        D.Kernel = true;
+      if (registers(T))
+        D.Registered = true;
+    }
+    int Idx = int(Out.Defs.size());
+    Out.Defs.push_back(D);
+    Mentions Refs;
+    for (TSNode Dec : Decs)
+      collect(Dec, ClassIdx >= 0 ? ClassIdx : -1, ClassIdx >= 0 ? Refs : ModRefs);
+    collect(field(Def, "parameters"), Idx, Refs);
+    collect(field(Def, "body"), Idx, Refs);
+    Out.Defs[Idx].Refs.assign(Refs.Refs.begin(), Refs.Refs.end());
+    Out.Defs[Idx].Strings.assign(Refs.Strings.begin(), Refs.Strings.end());
+  }
+
+  void addClass(TSNode Def, const std::vector<TSNode> &Decs) {
+    Definition D;
+    D.Kind = Definition::Class;
+    D.Name = text(field(Def, "name"));
+    D.Line = line(field(Def, "name"));
+    D.EndLine = ts_node_end_point(Def).row + 1;
+    for (TSNode Dec : Decs) {
+      std::string T = shortText(Dec);
+      D.Decorators.push_back(T);
+      if (registers(T))
+        D.Registered = true;
+    }
+    TSNode Sup = field(Def, "superclasses");
+    for (TSNode B : kids(Sup))
+      D.Bases.push_back(shortText(B));
+    int Idx = int(Out.Defs.size());
+    Out.Defs.push_back(D);
+    Mentions Refs;
+    for (TSNode Dec : Decs)
+      collect(Dec, -1, ModRefs);
+    collect(Sup, Idx, Refs);
+    for (TSNode S : kids(field(Def, "body"))) {
+      TSNode F = S;
+      std::vector<TSNode> MDecs;
+      if (is(S, "decorated_definition")) {
+        for (TSNode K : kids(S))
+          if (is(K, "decorator"))
+            MDecs.push_back(K);
+        F = field(S, "definition");
+      }
+      if (is(F, "function_definition"))
+        addFunction(F, MDecs, D.Name, Idx);
+      else
+        collect(S, Idx, Refs);
+    }
+    Out.Defs[Idx].Refs.assign(Refs.Refs.begin(), Refs.Refs.end());
+    Out.Defs[Idx].Strings.assign(Refs.Strings.begin(), Refs.Strings.end());
+  }
+
+  std::string stringValue(TSNode S) const {
+    std::string T = text(S);
+    size_t Q = T.find_first_of("'\"");
+    if (Q == std::string::npos)
+      return "";
+    char C = T[Q];
+    size_t E = T.rfind(C);
+    if (E <= Q)
+      return "";
+    std::string V = T.substr(Q + 1, E - Q - 1);
+    while (!V.empty() && (V.front() == C))
+      V.erase(V.begin());
+    while (!V.empty() && (V.back() == C))
+      V.pop_back();
+    return V;
+  }
+
+  void assignment(TSNode A) {
+    TSNode L = field(A, "left"), R = field(A, "right");
+    if (!is(L, "identifier") || ts_node_is_null(R))
+      return;
+    std::string Name = text(L);
+    if (Name == "__all__" && (is(R, "list") || is(R, "tuple"))) {
+      Out.HasAll = true;
+      for (TSNode K : kids(R))
+        if (is(K, "string"))
+          Out.All.push_back(stringValue(K));
+      return;
+    }
+    if (is(R, "integer") || is(R, "float") || is(R, "string") || is(R, "true") ||
+        is(R, "false") || is(R, "unary_operator") || is(R, "tuple"))
+      Out.Constants.push_back({Name, shortText(R)});
+  }
+
+  void moduleBlock(TSNode Block, unsigned Depth) {
+    if (Depth > MaxBlockDepth)
+      return;
+    for (TSNode S : kids(Block)) {
+      if (is(S, "import_statement") || is(S, "import_from_statement")) {
+        addImport(S, -1);
+      } else if (is(S, "decorated_definition")) {
+        std::vector<TSNode> Decs;
+        for (TSNode K : kids(S))
+          if (is(K, "decorator"))
+            Decs.push_back(K);
+        TSNode Def = field(S, "definition");
+        if (is(Def, "function_definition"))
+          addFunction(Def, Decs, "", -1);
+        else if (is(Def, "class_definition"))
+          addClass(Def, Decs);
+      } else if (is(S, "function_definition")) {
+        addFunction(S, {}, "", -1);
+      } else if (is(S, "class_definition")) {
+        addClass(S, {});
+      } else if (is(S, "expression_statement")) {
+        for (TSNode A : kids(S)) {
+          if (is(A, "assignment"))
+            assignment(A);
+          else if (is(A, "augmented_assignment") && text(field(A, "left")) == "__all__")
+            for (TSNode K : kids(field(A, "right")))
+              if (is(K, "string"))
+                Out.All.push_back(stringValue(K));
+        }
+        collect(S, -1, ModRefs);
+      } else if (is(S, "if_statement") || is(S, "try_statement") || is(S, "with_statement") ||
+                 is(S, "for_statement") || is(S, "while_statement")) {
+        if (is(S, "if_statement")) {
+          std::string C = text(field(S, "condition"));
+          if (C.find("__name__") != std::string::npos && C.find("__main__") != std::string::npos)
+            Out.HasMain = true;
+        }
+        compound(S, Depth + 1);
+      } else {
+        collect(S, -1, ModRefs);
+      }
+    }
+  }
+
+  /// A compound statement at module level: its blocks are module level too.
+  void compound(TSNode S, unsigned Depth) {
+    if (Depth > MaxBlockDepth)
+      return;
+    for (TSNode K : kids(S)) {
+      if (is(K, "block"))
+        moduleBlock(K, Depth + 1);
+      else if (is(K, "elif_clause") || is(K, "else_clause") || is(K, "except_clause") ||
+               is(K, "finally_clause") || is(K, "except_group_clause"))
+        compound(K, Depth + 1);
+      else
+        collect(K, -1, ModRefs);
+    }
+  }
+};
+
+} // namespace
+} // namespace triton
+
+project::FileSummary summarisePython(const std::string &Path, const std::string &Source) {
+  using namespace triton;
+  project::FileSummary Out;
+  Out.Path = Path;
+  if (Source.size() > (16u << 20) || Source.find('\0') != std::string::npos)
+    return Out;
+  TSParser *P = ts_parser_new();
+  if (!ts_parser_set_language(P, tree_sitter_python())) {
+    ts_parser_delete(P);
+    return Out;
+  }
+  TSTree *T = ts_parser_parse_string(P, nullptr, Source.data(), (uint32_t)Source.size());
+  if (T) {
+    Summariser S{Source, Out, {}};
+    S.moduleBlock(ts_tree_root_node(T), 0);
+    Out.ModuleRefs.assign(S.ModRefs.Refs.begin(), S.ModRefs.Refs.end());
+    Out.ModuleStrings.assign(S.ModRefs.Strings.begin(), S.ModRefs.Strings.end());
+    Out.Parsed = true;
+    ts_tree_delete(T);
+  }
+  ts_parser_delete(P);
+  return Out;
+}
+
+} // namespace kvlint

@@ -1,0 +1,193 @@
+//===- ProjectTest.cpp - the project model's link step and reachability ---===//
+#include "project/Project.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+
+using namespace kvlint;
+using namespace kvlint::project;
+
+namespace {
+
+#ifdef KVLINT_HAVE_TRITON
+/// A model of in-memory files (path relative to /p -> source).
+ProjectModel model(const std::map<std::string, std::string> &Files, bool Tests = false) {
+  std::vector<FileSummary> S;
+  for (const auto &F : Files)
+    S.push_back(summarisePython("/p/" + F.first, F.second));
+  ProjectModel M;
+  ProjectConfig C;
+  C.Root = "/p";
+  C.IncludeTests = Tests;
+  M.build(std::move(S), C);
+  return M;
+}
+
+const char *Kernel = "import triton\n@triton.jit\ndef _k(p):\n    pass\n";
+
+TEST(ProjectLink, ModuleNames) {
+  ProjectModel M = model({{"pkg/__init__.py", ""},
+                          {"pkg/sub/__init__.py", ""},
+                          {"pkg/sub/m.py", ""},
+                          {"src/lib/__init__.py", ""},
+                          {"loose.py", ""}});
+  EXPECT_EQ(M.moduleOf("/p/pkg/__init__.py"), "pkg");
+  EXPECT_EQ(M.moduleOf("/p/pkg/sub/m.py"), "pkg.sub.m");
+  EXPECT_EQ(M.moduleOf("/p/src/lib/__init__.py"), "lib");
+  EXPECT_EQ(M.moduleOf("/p/loose.py"), "loose");
+}
+
+TEST(ProjectLink, RelativeAliasAndReexport) {
+  ProjectModel M = model({{"pkg/__init__.py", "from .a import f as g\nfrom . import b\n"},
+                          {"pkg/a.py", "def f():\n    pass\n"},
+                          {"pkg/b.py", "from .a import f\nimport pkg.a as pa\n"},
+                          {"user.py", "import pkg\nfrom pkg import g\n"}});
+  EXPECT_EQ(M.resolve("/p/pkg/__init__.py", "g"), std::vector<std::string>{"pkg.a:f"});
+  EXPECT_EQ(M.resolve("/p/pkg/b.py", "f"), std::vector<std::string>{"pkg.a:f"});
+  EXPECT_EQ(M.resolve("/p/pkg/b.py", "pa.f"),
+            (std::vector<std::string>{"pkg.a", "pkg.a:f"}));
+  EXPECT_EQ(M.resolve("/p/user.py", "g"), std::vector<std::string>{"pkg.a:f"});
+  EXPECT_EQ(M.resolve("/p/user.py", "pkg.b"), (std::vector<std::string>{"pkg", "pkg.b"}));
+  EXPECT_EQ(M.resolve("/p/user.py", "pkg.g"), (std::vector<std::string>{"pkg", "pkg.a:f"}));
+}
+
+TEST(ProjectLink, AbsoluteDottedImport) {
+  ProjectModel M = model({{"pkg/__init__.py", ""},
+                          {"pkg/x/__init__.py", ""},
+                          {"pkg/x/y.py", "def h():\n    pass\n"},
+                          {"use.py", "import pkg.x.y\npkg.x.y.h()\n"}});
+  EXPECT_EQ(M.resolve("/p/use.py", "pkg.x.y.h"),
+            (std::vector<std::string>{"pkg", "pkg.x.y", "pkg.x.y:h"}));
+}
+
+TEST(ProjectLink, Wildcard) {
+  ProjectModel M = model({{"pkg/__init__.py", "from .a import *\n"},
+                          {"pkg/a.py", "def f():\n    pass\ndef _p():\n    pass\n"}});
+  EXPECT_EQ(M.resolve("/p/pkg/__init__.py", "f"), std::vector<std::string>{"pkg.a:f"});
+  EXPECT_TRUE(M.resolve("/p/pkg/__init__.py", "_p").empty());
+}
+
+TEST(ProjectReach, WrapperChainToLaunch) {
+  ProjectModel M = model(
+      {{"pkg/__init__.py", "from .api import run\n"},
+       {"pkg/api.py", "from ._impl import _go\ndef run(x):\n    _go(x)\n"},
+       {"pkg/_impl.py", std::string(Kernel) + "def _go(x):\n    _k[(1,)](x)\n"}});
+  ProjectModel::Verdict V = M.reach("/p/pkg/_impl.py", "_k");
+  EXPECT_TRUE(V.Known);
+  EXPECT_TRUE(V.Reached);
+}
+
+TEST(ProjectReach, NeverImported) {
+  ProjectModel M = model({{"pkg/__init__.py", ""},
+                          {"pkg/dead.py", std::string(Kernel) + "def go(x):\n    _k[(1,)](x)\n"}});
+  ProjectModel::Verdict V = M.reach("/p/pkg/dead.py", "_k");
+  EXPECT_TRUE(V.Known);
+  EXPECT_FALSE(V.Reached);
+  EXPECT_NE(V.Why.find("module `pkg.dead` is never imported"), std::string::npos) << V.Why;
+}
+
+TEST(ProjectReach, OnlyTests) {
+  std::map<std::string, std::string> Files = {
+      {"pkg/__init__.py", ""},
+      {"pkg/k.py", std::string(Kernel) + "def _go(x):\n    _k[(1,)](x)\n"},
+      {"tests/test_k.py", "from pkg.k import _go\ndef test_go():\n    _go(1)\n"}};
+  ProjectModel::Verdict V = model(Files).reach("/p/pkg/k.py", "_k");
+  EXPECT_FALSE(V.Reached);
+  EXPECT_NE(V.Why.find("only tests"), std::string::npos) << V.Why;
+  EXPECT_NE(V.Why.find("tests/test_k.py"), std::string::npos) << V.Why;
+  EXPECT_TRUE(model(Files, true).reach("/p/pkg/k.py", "_k").Reached);
+}
+
+TEST(ProjectReach, PublicModuleOnlyATestImports) {
+  // A library's public module that only its test imports is API; a private
+  // helper only the test calls is not.
+  std::map<std::string, std::string> Files = {
+      {"pkg/__init__.py", ""},
+      {"pkg/loss.py", std::string(Kernel) + "def fused_loss(x):\n    _k[(1,)](x)\n"},
+      {"pkg/_h.py", std::string(Kernel) + "def go(x):\n    _k[(1,)](x)\n"},
+      {"tests/test_loss.py", "from pkg.loss import fused_loss\nfrom pkg._h import go\n"}};
+  ProjectModel M = model(Files);
+  EXPECT_TRUE(M.reach("/p/pkg/loss.py", "_k").Reached);
+  EXPECT_FALSE(M.reach("/p/pkg/_h.py", "_k").Reached);
+}
+
+TEST(ProjectReach, PrivateHelperWithoutCaller) {
+  ProjectModel M = model(
+      {{"pkg/__init__.py", "from . import k\n"},
+       {"pkg/k.py", std::string(Kernel) + "def _go(x):\n    _k[(1,)](x)\n"}});
+  ProjectModel::Verdict V = M.reach("/p/pkg/k.py", "_k");
+  EXPECT_FALSE(V.Reached);
+  EXPECT_NE(V.Why.find("used only by `_go`"), std::string::npos) << V.Why;
+}
+
+TEST(ProjectReach, MainScriptAndRegisteredOp) {
+  ProjectModel M = model(
+      {{"pkg/__init__.py", ""},
+       {"pkg/_ops.py", std::string(Kernel) +
+                           "@torch.library.custom_op('x::y', mutates_args=())\n"
+                           "def _y(x):\n    _k[(1,)](x)\n"},
+       {"pkg/_imported.py", "from . import _ops\n"},
+       {"pkg/_cli.py", "from ._imported import *\nif __name__ == '__main__':\n    pass\n"}});
+  EXPECT_TRUE(M.reach("/p/pkg/_ops.py", "_k").Reached);
+}
+
+TEST(ProjectReach, ClassReachesMethods) {
+  ProjectModel M = model(
+      {{"pkg/__init__.py", "from .f import Fn\n"},
+       {"pkg/f.py", std::string(Kernel) + "class Fn(torch.autograd.Function):\n"
+                                          "    @staticmethod\n"
+                                          "    def forward(ctx, x):\n        _k[(1,)](x)\n"}});
+  EXPECT_TRUE(M.reach("/p/pkg/f.py", "_k").Reached);
+}
+TEST(ProjectReach, DynamicImportByString) {
+  // A registry imports its models by name (importlib.import_module with an
+  // f-string) and a factory by a "module:attr" string.
+  ProjectModel M = model(
+      {{"pkg/__init__.py", "from .registry import load\n"},
+       {"pkg/registry.py", "import importlib\n"
+                           "FACTORY = 'pkg.impl.fac:make'\n"
+                           "def load(name):\n"
+                           "    return importlib.import_module(f'pkg.models.{name}')\n"},
+       {"pkg/models/__init__.py", ""},
+       {"pkg/models/llama.py", std::string(Kernel) + "class Llama:\n"
+                                                     "    def forward(self, x):\n"
+                                                     "        _k[(1,)](x)\n"},
+       {"pkg/impl/__init__.py", ""},
+       {"pkg/impl/fac.py", std::string(Kernel) + "def make(x):\n    _k[(1,)](x)\n"},
+       {"pkg/other/__init__.py", ""},
+       {"pkg/other/m.py", std::string(Kernel) + "def go(x):\n    _k[(1,)](x)\n"}});
+  EXPECT_TRUE(M.reach("/p/pkg/models/llama.py", "_k").Reached);
+  EXPECT_TRUE(M.reach("/p/pkg/impl/fac.py", "_k").Reached);
+  EXPECT_FALSE(M.reach("/p/pkg/other/m.py", "_k").Reached);
+}
+
+TEST(ProjectReach, LazyPackageImports) {
+  // A package's __init__ imports its backends by `f"{__name__}.{m}"` in a
+  // loop, and a lazy module `__getattr__` by `f".{m}"`: every module of
+  // the package is reached; a plain prefix string ("pkg.") names nothing.
+  ProjectModel M = model(
+      {{"pkg/__init__.py", "import importlib\nfrom . import lazy\n"
+                           "for m in ['a']:\n"
+                           "    importlib.import_module(f'{__name__}.{m}')\n"},
+       {"pkg/a.py", std::string(Kernel) + "def go(x):\n    _k[(1,)](x)\n"},
+       {"pkg/lazy/__init__.py", "def __getattr__(n):\n"
+                                "    return importlib.import_module(f'.{n}', __name__)\n"},
+       {"pkg/lazy/b.py", std::string(Kernel) + "def go(x):\n    _k[(1,)](x)\n"},
+       {"lib/__init__.py", "X = 'lib.'\n"},
+       {"lib/c.py", std::string(Kernel) + "def go(x):\n    _k[(1,)](x)\n"}});
+  EXPECT_TRUE(M.reach("/p/pkg/a.py", "_k").Reached);
+  EXPECT_TRUE(M.reach("/p/pkg/lazy/b.py", "_k").Reached);
+  EXPECT_FALSE(M.reach("/p/lib/c.py", "_k").Reached);
+}
+#endif
+
+TEST(ProjectPaths, Tests) {
+  EXPECT_TRUE(isTestPath("tests/a.py"));
+  EXPECT_TRUE(isTestPath("pkg/test_a.py"));
+  EXPECT_TRUE(isTestPath("benchmark/x/y.py"));
+  EXPECT_FALSE(isTestPath("pkg/testing.py"));
+  EXPECT_FALSE(isTestPath("contest/a.py"));
+}
+
+} // namespace
