@@ -477,6 +477,8 @@ bool namesCall(const std::string &Body, const std::string &Fn, char Open) {
   return false;
 }
 
+std::string txt(const Module &M, TSNode N) { return ts_node_is_null(N) ? "" : M.text(N); }
+
 } // namespace
 
 Profile kernelProfile(const Module &M, const std::string &Kernel, std::string &Why) {
@@ -491,21 +493,21 @@ Profile kernelProfile(const Module &M, const std::string &Kernel, std::string &W
   };
   std::vector<Def> Defs;
   for (TSNode D : M.PlainAll) {
-    if (Defs.size() >= 512)
+    if (Defs.size() >= 256)
       break;
     Def X;
-    X.Name = M.text(field(D, "name"));
+    X.Name = txt(M, field(D, "name"));
     X.Qual = X.Name;
-    X.Body = M.text(field(D, "body"));
+    X.Body = txt(M, field(D, "body"));
     TSNode Up = ts_node_parent(D);
     for (unsigned I = 0; I < 4 && !ts_node_is_null(Up) && !is(Up, "class_definition"); ++I)
       Up = ts_node_parent(Up);
     if (is(Up, "class_definition") && (X.Name == "forward" || X.Name == "backward")) {
-      std::string Bases = M.text(field(Up, "superclasses"));
-      std::string Class = M.text(field(Up, "body"));
+      std::string Bases = txt(M, field(Up, "superclasses"));
+      std::string Class = txt(M, field(Up, "body"));
       if (Bases.find("Function") != std::string::npos && namesCall(Class, "backward", '('))
         X.Root = true;
-      X.Qual = M.text(field(Up, "name")) + "." + X.Name;
+      X.Qual = txt(M, field(Up, "name")) + "." + X.Name;
     }
     Defs.push_back(std::move(X));
   }
