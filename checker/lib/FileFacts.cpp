@@ -57,8 +57,8 @@ const Node *through(const Node *N) {
 bool padName(const std::string &S) {
   std::string L = S;
   std::transform(L.begin(), L.end(), L.begin(), [](unsigned char C) { return std::tolower(C); });
-  return L.find("pad") != std::string::npos || L.find("invalid") != std::string::npos ||
-         L.find("null") != std::string::npos;
+  // Not "null": a null block id is a reserved real block (vLLM's is 0).
+  return L.find("pad") != std::string::npos || L.find("invalid") != std::string::npos;
 }
 
 /// A negative constant, or a value named like the pad (PAD_SLOT_ID, PAD_ID).

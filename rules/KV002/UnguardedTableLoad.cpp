@@ -34,7 +34,10 @@
 //                position is a draft, speculative, stale or prefetched one,
 //                or read from another index table.
 // Without evidence the load is in bounds while the scheduler allocates
-// cdiv(len, block) columns, which nothing checks: the latent level.
+// cdiv(len, block) columns, which nothing checks: the latent level. A read
+// bounded by the sequence length (the paged-attention idiom) is latent
+// whatever the tree shows: engines size every group's row for the request's
+// own span.
 //
 //===----------------------------------------------------------------------===//
 #include "UnguardedTableLoad.h"
@@ -636,6 +639,15 @@ struct UnguardedTableLoad::Check {
                (Div->op(1)->Text.empty() ? nameOf(D) : Div->op(1)->Text) +
                "'): a context-parallel table";
     }
+    return "";
+  }
+
+  /// Weaker evidence, for a position nothing else bounds: a name of the
+  /// kernel's that speaks of a sliding window, chunked-local attention or
+  /// context parallelism. Not for a sequence-bounded read: vLLM's hybrid
+  /// allocator keeps a sliding-window group's row as wide as the sequence
+  /// (out-of-window columns hold the null block).
+  std::string narrowNamed(const Access &A, const Node *Div) const {
     std::vector<const Node *> Roots = {A.Addr, A.Mask};
     for (const Guard &G : A.Guards)
       Roots.push_back(G.Cond);
@@ -644,7 +656,7 @@ struct UnguardedTableLoad::Check {
     std::string N = nameIn(Roots, narrowNames());
     if (!N.empty())
       return "'" + N + "' says the table serves a sliding-window, chunked or context-parallel "
-                       "cache, whose rows are narrower than the sequence";
+                       "cache, whose rows can be narrower than the positions";
     return "";
   }
 
@@ -761,9 +773,11 @@ struct UnguardedTableLoad::Check {
         // The paged-attention loop: a loop counter bounded by
         // cdiv(seq_len, block_size). Latent level only, unless the file
         // shows rows narrower than the sequence.
-        std::string Narrow = narrowRows(A, SB, Strides, nullptr);
-        if (!R.Latent && Narrow.empty())
+        // (Latent whatever the tree shows: the loop is bounded by the
+        // request's own span, which engines size every group's row for.)
+        if (!R.Latent)
           continue;
+        std::string Narrow;
         for (const Node *T : Plain) {
           const Node *S = strip(T);
           if (!S || S->K == Kind::Const || S->K == Kind::Range || S->K == Kind::ThreadIdx ||
@@ -877,7 +891,14 @@ struct UnguardedTableLoad::Check {
       // table only by its shape: a per-group scale, not a block table.
       if (!SeqLike && St.B == Bound::Other && !TableNamed && !CSR)
         continue;
-      St.Evidence = narrowRows(A, SB, Strides, Div);
+      // Evidence counts for a position nothing bounds. A sequence-bounded
+      // read stays latent even in a multi-group or sliding-window tree:
+      // engines size every group's row for the request's own span (vLLM's
+      // allocator fills out-of-window columns with the null block).
+      if (!SeqLike)
+        St.Evidence = narrowRows(A, SB, Strides, Div);
+      if (St.Evidence.empty() && !SeqLike)
+        St.Evidence = narrowNamed(A, Div);
       if (St.Evidence.empty() && !SeqLike)
         St.Evidence = siblingGuard(Strides);
       if (St.Evidence.empty() && !SeqLike)
