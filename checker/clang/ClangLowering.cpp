@@ -192,7 +192,40 @@ private:
     A.Guards = Guards;
     if (E)
       A.Range = range(E->getSourceRange());
+    if (AK == AccessKind::Store && Stack.size() == 1) {
+      A.Stmt = CurStmt;
+      A.Indent = CurIndent;
+    }
     F.Accesses.push_back(std::move(A));
+  }
+
+  /// The expression statement being lowered, through its ';' (Access::Stmt).
+  SrcRange CurStmt;
+  std::string CurIndent;
+
+  void enterStmt(const Expr *E) {
+    CurStmt = SrcRange();
+    CurIndent.clear();
+    if (Stack.size() != 1 || E->getBeginLoc().isMacroID() || E->getEndLoc().isMacroID())
+      return;
+    SourceLocation After =
+        Lexer::findLocationAfterToken(E->getEndLoc(), tok::semi, SM, Ctx.getLangOpts(), false);
+    if (After.isInvalid() || After.isMacroID())
+      return;
+    CurStmt.Begin = loc(E->getBeginLoc());
+    CurStmt.End = loc(After);
+    if (CurStmt.Begin.File != CurStmt.End.File || CurStmt.End.Offset <= CurStmt.Begin.Offset) {
+      CurStmt = SrcRange();
+      return;
+    }
+    bool Invalid = false;
+    StringRef Buf = SM.getBufferData(SM.getFileID(SM.getFileLoc(E->getBeginLoc())), &Invalid);
+    if (Invalid || CurStmt.Begin.Offset > Buf.size())
+      return;
+    size_t LineStart = Buf.rfind('\n', CurStmt.Begin.Offset ? CurStmt.Begin.Offset - 1 : 0);
+    LineStart = LineStart == StringRef::npos || CurStmt.Begin.Offset == 0 ? 0 : LineStart + 1;
+    for (size_t I = LineStart; I < Buf.size() && (Buf[I] == ' ' || Buf[I] == '\t'); ++I)
+      CurIndent += Buf[I];
   }
 
   Node *load(const Node *Addr, QualType ElemT, const Expr *E, const std::string &Name) {
@@ -818,9 +851,25 @@ private:
     return "";
   }
 
+  /// Barriers and warp collectives: a thread that leaves before one hangs
+  /// the block or reads an undefined lane (Function::Syncs).
+  static bool isSync(const std::string &N) {
+    static const char *Prefix[] = {"__syncthreads", "__syncwarp", "__shfl", "__ballot",
+                                   "__any_sync", "__all_sync", "__reduce_", "__match_",
+                                   "__builtin_amdgcn_s_barrier", "__barrier"};
+    for (const char *P : Prefix)
+      if (N.rfind(P, 0) == 0)
+        return true;
+    return N == "sync" || N == "barrier_sync" || N == "bar_sync" || N == "__syncblock" ||
+           N == "arrive_and_wait" || N == "Sum" || N == "Reduce" || N == "ExclusiveSum" ||
+           N == "InclusiveSum";
+  }
+
   const Node *call(const CallExpr *CE) {
     std::string Name = calleeName(CE);
     unsigned N = CE->getNumArgs();
+    if (isSync(Name))
+      F.Syncs.push_back({Name, loc(CE->getBeginLoc())});
     // Index builtins of both vendors.
     if (N == 0) {
       static const std::pair<const char *, Kind> Builtins[] = {
@@ -1140,7 +1189,12 @@ public:
       ~Enter() { --D; }
     } InStmt(StmtDepth);
     if (const auto *E = dyn_cast<Expr>(S)) {
+      SrcRange SavedStmt = CurStmt;
+      std::string SavedIndent = CurIndent;
+      enterStmt(E);
       value(E);
+      CurStmt = SavedStmt;
+      CurIndent = SavedIndent;
       return;
     }
     if (const auto *CS = dyn_cast<CompoundStmt>(S)) {
@@ -1376,6 +1430,7 @@ void lowerASTContext(ASTContext &Ctx, Language L, bool MainFileOnly,
   Collector C(Ctx, L, MainFileOnly, Out, Facts);
   C.TraverseDecl(Ctx.getTranslationUnitDecl());
   C.dropSuperseded();
+  shareFileFacts(Out);
 }
 
 } // namespace kvlint

@@ -11,9 +11,25 @@ namespace {
 
 struct DimSpec {
   const char *Key;
-  int64_t Max;
+  int64_t Max; ///< the inference profile's bound
   const char *Names;
   const char *Source;
+};
+
+/// The training profile's bounds where they differ from inference's: a
+/// varlen training batch of 1M tokens (fla, Liger: 8 x 128k-token sequences)
+/// is 8 times a serving step.
+struct TrainSpec {
+  const char *Key;
+  int64_t Max;
+  const char *Source;
+};
+const TrainSpec Training[] = {
+    {"Tokens", 1048576,
+     "training: a varlen batch of 1M tokens (8 x 128k-token sequences: fla, Liger)"},
+    {"Elements", 17179869184,
+     "training: a [tokens, hidden] activation at 1M tokens x 16,384 (Envelope.Tokens x "
+     "Envelope.Hidden)"},
 };
 
 // First match wins: specific names before general ones (Stride before
@@ -43,10 +59,10 @@ const DimSpec Specs[] = {
      "chunked kernels (linear attention, SSMs) use chunks of 16-64 tokens (fla, mamba); 128 "
      "leaves headroom"},
     {"Vocab", 262144, "vocab", "Gemma 3: 262,144 tokens"},
-    {"Elements", 17179869184,
+    {"Elements", 2147483648,
      "^(numel|n_?elem(ent)?s|num_?elem(ent)?s|total_?elem(ent)?s|size_?elem(ent)?s)$",
-     "all elements of one tensor: a [tokens, hidden] activation at 1M tokens x 16,384 "
-     "(Envelope.Tokens x Envelope.Hidden)"},
+     "all elements of one tensor: a [tokens, hidden] activation of a serving step at 131,072 "
+     "tokens x 16,384 (Envelope.Tokens x Envelope.Hidden)"},
     {"SpecTokens", 128,
      "^(max_?|num_?|n_?)*(spec|draft|speculative)_?(query_?)?(len|lens|tokens?|steps)?$",
      "speculative tokens of one request (max_spec_len, num_draft_tokens; not cu_num_draft_tokens, "
@@ -83,12 +99,12 @@ const DimSpec Specs[] = {
      "^kv_?indptr$|^(src|dst)_?blocks$|^(?!req).*(state|cache)_?(batch_?)?indices|"
      "max_?num_?blocks|max_?blocks",
      "at page size 1 (SGLang) pages are slots: 8,388,608"},
-    {"Tokens", 1048576,
+    {"Tokens", 131072,
      "token|^tok|^bos$|^eos$|cu_?seqlens|^(q|qo|o)_?indptr$|query_?start|^q_?start|start_?loc|^m$|"
      "^(size|num|n|total)_?m$|^num_?rows$|"
      "^n_?rows$|seq_?len_?q|seqlen_?q|^q_?len|query_?len|max_?seqlen_?q",
-     "1M tokens in one step: a training batch of 8 x 128k-token sequences (fla, Liger) or a "
-     "1M-token prefill without chunking"},
+     "tokens of one serving step: 131,072 (vLLM and SGLang cap a step's batched tokens with "
+     "chunked prefill; the precision reviews' production size)"},
     {"SeqLen", 131072, "^t$",
      "T, one sequence of a batch laid out [B, T, ...] (fla, Liger, mamba): training runs at "
      "128k context; the batch's B x T is the step's Envelope.Tokens, and a longer single "
@@ -136,9 +152,35 @@ Pattern compile(const std::string &P) {
 
 } // namespace
 
-Envelope::Envelope() {
-  for (const DimSpec &S : Specs)
+const char *profileName(Profile P) {
+  return P == Profile::Training ? "training" : "inference";
+}
+
+Profile chooseProfile(const Function &F, const std::string &Option, std::string &Why) {
+  std::string O = Option;
+  std::transform(O.begin(), O.end(), O.begin(), [](unsigned char C) { return std::tolower(C); });
+  if (O == "training" || O == "inference") {
+    Why = "set by the Profile option";
+    return O == "training" ? Profile::Training : Profile::Inference;
+  }
+  if (F.Prof == Profile::Training || F.Prof == Profile::Inference) {
+    Why = F.ProfileWhy;
+    return F.Prof;
+  }
+  Why = "no caller in the file puts it in training";
+  return Profile::Inference;
+}
+
+Envelope::Envelope(Profile P) : Prof(P == Profile::Training ? P : Profile::Inference) {
+  for (const DimSpec &S : Specs) {
     Dims.push_back({S.Key, S.Max, S.Names, S.Source, compile(S.Names)});
+    if (Prof == Profile::Training)
+      for (const TrainSpec &T : Training)
+        if (Dims.back().Key == T.Key) {
+          Dims.back().Max = T.Max;
+          Dims.back().Source = T.Source;
+        }
+  }
 }
 
 std::vector<OptionSpec> Envelope::optionSpecs() {
@@ -151,13 +193,27 @@ std::vector<OptionSpec> Envelope::optionSpecs() {
   }
   Out.push_back({"Envelope.LatentScale", "16",
                  "the latent level looks this many times beyond every dimension's bound"});
+  Out.push_back({"Profile", "auto",
+                 "the deployment profile kernels are judged in: auto (training for a kernel "
+                 "launched only from an autograd.Function's forward/backward or from a training "
+                 "module, inference otherwise), inference (131,072 tokens per step), training "
+                 "(1M-token batches)"});
   return Out;
 }
 
 void Envelope::configure(const std::function<std::string(const std::string &)> &Get) {
+  const char *Mine = Prof == Profile::Training ? "Envelope.Training." : "Envelope.Inference.";
   for (Dimension &D : Dims) {
     int64_t V;
-    if (parseInt(Get("Envelope." + D.Key), V))
+    // Get answers the inference default for an unset key: a training
+    // envelope keeps its own bound unless the key was set to another value.
+    int64_t Default = 0;
+    for (const DimSpec &S : Specs)
+      if (D.Key == S.Key)
+        Default = S.Max;
+    if (parseInt(Get("Envelope." + D.Key), V) && (Prof != Profile::Training || V != Default))
+      D.Max = V;
+    if (parseInt(Get(Mine + D.Key), V))
       D.Max = V;
     std::string N = Get("Envelope." + D.Key + ".Names");
     if (!N.empty()) {

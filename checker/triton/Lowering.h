@@ -185,6 +185,9 @@ struct Module {
   }
 };
 
+/// The profile the file's launchers put Kernel in, and why (Statements.cpp).
+Profile kernelProfile(const Module &M, const std::string &Kernel, std::string &Why);
+
 // triton.language names (Module.cpp).
 std::string tlMember(const std::string &Q);
 

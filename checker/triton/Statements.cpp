@@ -7,6 +7,7 @@
 #include "Lowering.h"
 
 #include <algorithm>
+#include <cctype>
 
 namespace kvlint {
 namespace triton {
@@ -79,6 +80,11 @@ void FnLowerer::noteDepth() {
 bool FnLowerer::stmt(TSNode S) {
   if (is(S, "expression_statement")) {
     for (TSNode E : kids(S)) {
+      if (is(E, "call") && endsWith(M.text(field(E, "function")), "debug_barrier")) {
+        TSPoint P = ts_node_start_point(E); // a barrier (Function::Syncs)
+        F.Syncs.push_back({M.text(field(E, "function")),
+                           {M.Path, P.row + 1, P.column + 1, ts_node_start_byte(E)}});
+      }
       if (is(E, "assignment")) assignment(E);
       else if (is(E, "augmented_assignment")) augAssignment(E);
       else expr(E);
@@ -440,6 +446,108 @@ void FnLowerer::whileStmt(TSNode S) {
     block(B);
     Guards.resize(Mark);
   });
+}
+
+// ---------------------------------------------------------------------------
+// The profile of a kernel, from the plain functions of its file that launch
+// it (Function::Prof). A training root is the forward or backward of a class
+// derived from autograd.Function that defines a backward (an inference-only
+// wrapper defines forward alone); a function the file calls from nothing else
+// is a root of its own (an entry point). A kernel is training when it is
+// launched, and every launcher is reached from training roots only, or when
+// the file sits in a training-only module (a `training/` or `train/` folder).
+// ---------------------------------------------------------------------------
+namespace {
+
+bool identChar(char C) { return std::isalnum(static_cast<unsigned char>(C)) || C == '_'; }
+
+/// Does Body name Fn followed by Open (`fn(`, `kernel[`), as an identifier?
+bool namesCall(const std::string &Body, const std::string &Fn, char Open) {
+  if (Fn.empty())
+    return false;
+  for (size_t P = Body.find(Fn); P != std::string::npos; P = Body.find(Fn, P + 1)) {
+    if (P && identChar(Body[P - 1]))
+      continue;
+    size_t E = P + Fn.size();
+    while (E < Body.size() && (Body[E] == ' '))
+      ++E;
+    if (E < Body.size() && Body[E] == Open)
+      return true;
+  }
+  return false;
+}
+
+std::string txt(const Module &M, TSNode N) { return ts_node_is_null(N) ? "" : M.text(N); }
+
+} // namespace
+
+Profile kernelProfile(const Module &M, const std::string &Kernel, std::string &Why) {
+  for (const char *Dir : {"/training/", "/train/", "/trainer/"})
+    if (M.Path.find(Dir) != std::string::npos || M.Path.rfind(Dir + 1, 0) == 0) {
+      Why = std::string("the file is in a training-only module ('") + (Dir + 1) + "')";
+      return Profile::Training;
+    }
+  struct Def {
+    std::string Name, Qual, Body;
+    bool Root = false;
+  };
+  std::vector<Def> Defs;
+  for (TSNode D : M.PlainAll) {
+    if (Defs.size() >= 256)
+      break;
+    Def X;
+    X.Name = txt(M, field(D, "name"));
+    X.Qual = X.Name;
+    X.Body = txt(M, field(D, "body"));
+    TSNode Up = ts_node_parent(D);
+    for (unsigned I = 0; I < 4 && !ts_node_is_null(Up) && !is(Up, "class_definition"); ++I)
+      Up = ts_node_parent(Up);
+    if (is(Up, "class_definition") && (X.Name == "forward" || X.Name == "backward")) {
+      std::string Bases = txt(M, field(Up, "superclasses"));
+      std::string Class = txt(M, field(Up, "body"));
+      if (Bases.find("Function") != std::string::npos && namesCall(Class, "backward", '('))
+        X.Root = true;
+      X.Qual = txt(M, field(Up, "name")) + "." + X.Name;
+    }
+    Defs.push_back(std::move(X));
+  }
+  size_t N = Defs.size();
+  std::vector<std::vector<size_t>> Callers(N);
+  for (size_t I = 0; I < N; ++I)
+    for (size_t J = 0; J < N; ++J)
+      if (I != J && !Defs[I].Root && namesCall(Defs[J].Body, Defs[I].Name, '('))
+        Callers[I].push_back(J);
+  // Inf: reached from an entry point that is not a training root.
+  std::vector<bool> Inf(N), Tr(N);
+  for (size_t I = 0; I < N; ++I) {
+    Inf[I] = !Defs[I].Root && Callers[I].empty();
+    Tr[I] = Defs[I].Root;
+  }
+  for (bool Changed = true; Changed;) {
+    Changed = false;
+    for (size_t I = 0; I < N; ++I)
+      for (size_t J : Callers[I]) {
+        if (Inf[J] && !Inf[I] && !Defs[I].Root)
+          Inf[I] = Changed = true;
+        if (Tr[J] && !Tr[I])
+          Tr[I] = Changed = true;
+      }
+  }
+  std::string Via;
+  bool Any = false;
+  for (size_t I = 0; I < N; ++I) {
+    if (!namesCall(Defs[I].Body, Kernel, '['))
+      continue;
+    Any = true;
+    if (Inf[I] || !Tr[I])
+      return Profile::Unknown;
+    if (Via.empty())
+      Via = Defs[I].Qual;
+  }
+  if (!Any)
+    return Profile::Unknown;
+  Why = "launched only from the forward/backward of an autograd.Function (via '" + Via + "')";
+  return Profile::Training;
 }
 
 } // namespace triton

@@ -22,6 +22,12 @@
 //    its parameter at that position, when no file makes that parameter's
 //    name itself (a name the tree allocates is decided by its allocations).
 //
+// The same pass records the names the tree writes a negative pad into
+// (KV003's evidence that a slot table can hold the pad): `x.fill_(-1)`,
+// `x.masked_fill_(m, PAD_SLOT_ID)`, `x = torch.full(..., -1)` (and
+// `new_full`, `full_like`), `x[i] = PAD_SLOT_ID`. A pad is `-1` or a name
+// that says pad (`PAD_SLOT_ID`, `self.pad_slot_id`).
+//
 // Files are read with a small tokenizer (strings, comments, brackets,
 // operators), not parsed: the index reads every Python file of the scan,
 // and a full parse of them all cost more than the rest of the Python work.
@@ -265,6 +271,9 @@ struct FileReader {
       }
     }
     IntTy Ty;
+    if ((Callee == "torch.full" || Callee == "torch.full_like" || Meth == "new_full") &&
+        padFill(LastCall) && !DType.empty())
+      Out.pad(Name, "the tree's Python pads it ('" + Name + " = " + joined(B, E) + "')");
     if (!DType.empty()) {
       DK K = dtypeText(DType, Ty);
       Out.allocate(Name, K == DK::Int ? Ty : IntTy());
@@ -300,7 +309,37 @@ struct FileReader {
         "torch.rand_like"};
     static const std::set<std::string> NewMakers = {"new_empty", "new_zeros", "new_ones",
                                                     "new_full", "new_tensor"};
+    if ((Callee == "torch.full" || Callee == "torch.full_like" || Meth == "new_full" ||
+         Callee == "torch.where") &&
+        padFill(LastCall))
+      Out.pad(Name, "the tree's Python pads it ('" + Name + " = " + joined(B, E) + "')");
     if (Makers.count(Callee) || NewMakers.count(Meth)) Out.allocate(Name, IntTy());
+  }
+
+  /// `-1`, or a name (chain) that says pad: PAD_SLOT_ID, self.pad_slot_id.
+  bool padValue(size_t B, size_t E) const {
+    if (E == B + 2 && isOp(B, "-") && text(T[B + 1]) == "1") return true;
+    if (E <= B || !isName(E - 1)) return false;
+    for (size_t J = B; J < E; ++J)
+      if (!((J - B) % 2 == 0 ? isName(J) : isOp(J, "."))) return false;
+    std::string L = text(T[E - 1]);
+    for (char &C : L) C = char(std::tolower(static_cast<unsigned char>(C)));
+    return L.find("pad") != std::string::npos;
+  }
+
+  /// A maker or method that fills with one of its arguments: is the fill a pad?
+  bool padFill(size_t Open) const {
+    size_t AE = close(Open) - 1;
+    for (auto [AB, AEnd] : split(Open + 1, AE)) {
+      if (isName(AB) && isOp(AB + 1, "=")) {
+        if (text(T[AB]) == "fill_value" || text(T[AB]) == "value") {
+          if (padValue(AB + 2, AEnd)) return true;
+        }
+        continue;
+      }
+      if (padValue(AB, AEnd)) return true;
+    }
+    return false;
   }
 
   void run() {
@@ -318,6 +357,20 @@ struct FileReader {
         Eq.clear();
         Depth = 0;
       } else if (K.Kind == Tok::Open && Src[K.B] == '(' && I >= 1 && isName(I - 1)) {
+        std::string M = text(T[I - 1]);
+        if ((M == "fill_" || M == "masked_fill_" || M == "index_fill_") && I >= 3 &&
+            isOp(I - 2, ".") && padFill(I)) {
+          size_t K = I - 3; // x.fill_(-1), x[n:].fill_(-1)
+          for (int D = 0; K > 0 && T[K].Kind == Tok::Close && Src[T[K].B] == ']';) {
+            for (D = 0; K > 0; --K) {
+              if (T[K].Kind == Tok::Close) ++D;
+              else if (T[K].Kind == Tok::Open && --D == 0) break;
+            }
+            if (K > 0) --K;
+          }
+          if (isName(K))
+            Out.pad(text(T[K]), "the tree's Python pads it ('" + joined(K, close(I)) + "')");
+        }
         callOrDef(I);
       } else if (isOp(I, "=")) {
         if (Depth == 0) {
@@ -380,6 +433,14 @@ struct FileReader {
   void statement(size_t B, size_t E, const std::vector<size_t> &Eq) {
     if (Eq.empty()) return;
     size_t VB = Eq.back() + 1;
+    // NAME[...] = PAD (also self.NAME[...]): a pad written into NAME.
+    if (Eq.size() == 1 && padValue(VB, E)) {
+      size_t J = B;
+      while (J + 1 < Eq[0] && (isName(J) || isOp(J, "."))) ++J;
+      if (J > B && isName(J - 1) && T[J].Kind == Tok::Open && Src[T[J].B] == '[' &&
+          close(J) == Eq[0])
+        Out.pad(text(T[J - 1]), "the tree's Python pads it ('" + joined(B, E) + "')");
+    }
     std::vector<std::pair<size_t, size_t>> Vs = split(VB, E);
     size_t TB = B;
     for (size_t Q : Eq) {
@@ -423,6 +484,10 @@ void TreeDtypes::allocate(const std::string &Name, IntTy Ty) {
   }
   if (E.Ty.known() && (E.Ty.Bits != Ty.Bits || E.Ty.Signed != Ty.Signed)) E.Poisoned = true;
   E.Ty = Ty;
+}
+
+void TreeDtypes::pad(const std::string &Name, const std::string &Why) {
+  Pads.emplace(Name, Why);
 }
 
 void TreeDtypes::passThrough(const std::string &Name, const std::string &From) {
@@ -473,9 +538,15 @@ void TreeDtypes::merge(const TreeDtypes &O) {
   }
   for (const auto &[F, P] : O.Defs) define(F, P);
   Calls.insert(Calls.end(), O.Calls.begin(), O.Calls.end());
+  Pads.insert(O.Pads.begin(), O.Pads.end());
 }
 
 void TreeDtypes::finish() {
+  PadFacts.clear();
+  for (const auto &[N, Why] : Pads) {
+    std::string K = ProjectFacts::norm(N);
+    if (!K.empty() && !ProjectFacts::find(PadFacts, K)) PadFacts.push_back({K, Why});
+  }
   // Positional arguments of calls to a function the tree defines once: the
   // argument is passed into that parameter (`self` first for `x.f(...)`).
   // Only into a parameter name nothing else in the tree makes (no

@@ -325,6 +325,7 @@ LoweredFile lowerTritonSource(const std::string &Path, const std::string &Source
       for (const std::string &W : Plan.Widen) Fixed[W] = true;
       for (size_t I = 0; I < Plan.Value.size(); ++I) Fixed[Plan.Value[I]] = (Combo >> I) & 1;
       Out.Functions.push_back(lowerFunction(M, J, Fixed, Out.Notes));
+      Out.Functions.back()->Prof = kernelProfile(M, J.Name, Out.Functions.back()->ProfileWhy);
     }
   }
   if (!Back.empty()) {
@@ -340,6 +341,7 @@ LoweredFile lowerTritonSource(const std::string &Path, const std::string &Source
           L.Col = L.Offset - Starts[L.Line - 1] + 1;
       });
   }
+  shareFileFacts(Out.Functions, Tree ? &Tree->padWritten() : nullptr);
   // Specialisations repeat the same notes.
   std::vector<std::string> Unique;
   for (const std::string &N : Out.Notes)

@@ -58,6 +58,8 @@ void NarrowedIndexOverflow::configure(const Options &O) {
   MemberWideRe = optRegex(O, "DependentMemberWidePattern");
   Latent = optLatent(O);
   Env.configure([&](const std::string &K) { return opt(O, K.c_str()); });
+  TrainEnv.configure([&](const std::string &K) { return opt(O, K.c_str()); });
+  ProfileOpt = opt(O, "Profile");
 }
 
 static std::string quote(const Node *N) {
@@ -116,6 +118,13 @@ struct NarrowedIndexOverflow::Walk {
   std::vector<Finding> &Out;
   Bounds In;     ///< inside the envelope
   Bounds Beyond; ///< beyond it (the latent level)
+  Profile Prof = Profile::Inference; ///< the profile the envelope is of
+
+  /// Where the product wraps: in the kernel's profile, or only beyond it.
+  std::string where(bool AtLatent) const {
+    return AtLatent ? std::string(" only beyond the ") + profileName(Prof) + " envelope"
+                    : std::string(" in the ") + profileName(Prof) + " profile";
+  }
   std::set<std::pair<const Node *, bool>> Seen;
   std::set<const Node *> SeenAddr;
   std::vector<const Node *> VarPath; ///< locals between the address and here
@@ -323,8 +332,7 @@ struct NarrowedIndexOverflow::Walk {
       Fd.Message = std::to_string(From->Ty.Bits) + "-bit offset " + quote(From) +
                    " is narrowed to " + std::to_string(Cast->Ty.Bits) +
                    " bits before it is used as a memory offset and wraps past " +
-                   (Cast->Ty.Signed ? "2^31" : "2^32") +
-                   (AtLatent ? " only beyond the deployment envelope" : "") + ": " +
+                   (Cast->Ty.Signed ? "2^31" : "2^32") + where(AtLatent) + ": " +
                    describe(N, AtLatent ? Beyond.of(N) : B) +
                    "; keep the offset in a 64-bit type (int64_t)";
       // An implicit conversion into a 32-bit local (`int off = base64 + x;`,
@@ -485,8 +493,7 @@ struct NarrowedIndexOverflow::Walk {
     const Node *Leaf = widenAt(N);
     Fd.Message = std::to_string(Ty.Bits) + "-bit " + (Ty.Signed ? "signed" : "unsigned") +
                  " product " + quote(N) + " is used as a memory offset and wraps past " +
-                 (Ty.Signed ? "2^31" : "2^32") +
-                 (AtLatent ? " only beyond the deployment envelope" : "") + ": " + Sizes +
+                 (Ty.Signed ? "2^31" : "2^32") + where(AtLatent) + ": " + Sizes +
                  "; widen " + quote(Leaf) + " to 64 bits before it multiplies";
     Fd.Group = rootName(Leaf);
     Fd.Latent = AtLatent;
@@ -542,7 +549,10 @@ bool NarrowedIndexOverflow::namedOnChip(const Node *N) const {
 void NarrowedIndexOverflow::run(const Function &F, std::vector<Finding> &Out) const {
   if (HasSafe && SafeRe.search(F.Name))
     return;
-  Walk W{*this, F, Out, Bounds(F, Env, false), Bounds(F, Env, true), {}, {}, {}};
+  std::string Why;
+  Profile P = chooseProfile(F, ProfileOpt, Why);
+  const Envelope &E = P == Profile::Training ? TrainEnv : Env;
+  Walk W{*this, F, Out, Bounds(F, E, false), Bounds(F, E, true), P, {}, {}, {}};
   for (const Access &A : F.Accesses) {
     const Node *Base = addressBase(A.Addr);
     W.In.at(A);

@@ -37,7 +37,9 @@ private:
   int64_t DependentLoadBits = 32;
   int64_t DependentMemberBits = 32;
   Pattern MemberWideRe;
-  Envelope Env;
+  Envelope Env;                        ///< the inference profile
+  Envelope TrainEnv{Profile::Training}; ///< the training profile
+  std::string ProfileOpt;              ///< the Profile option
 };
 
 } // namespace kvlint

@@ -23,6 +23,22 @@
 // At the latent level, a column that is a loop counter bounded by
 // cdiv(seq_len, block_size) (the paged-attention loop) is reported too.
 //
+// The level (issue 24): a finding is reported at the default level only with
+// evidence that the row can be narrower than the position's span --
+//   narrow rows  the table's pointer, row width or block size is read per
+//                KV-cache group; the kernel's names speak of a sliding
+//                window, chunked-local attention or context parallelism
+//                (virtual blocks); the width is used only as a pitch while
+//                a sibling function of the file bounds a column by it;
+//   an unbounded column (for an otherwise unbounded position) -- the
+//                position is a draft, speculative, stale or prefetched one,
+//                or read from another index table.
+// Without evidence the load is in bounds while the scheduler allocates
+// cdiv(len, block) columns, which nothing checks: the latent level. A read
+// bounded by the sequence length (the paged-attention idiom) is latent
+// whatever the tree shows: engines size every group's row for the request's
+// own span.
+//
 //===----------------------------------------------------------------------===//
 #include "UnguardedTableLoad.h"
 
@@ -544,7 +560,150 @@ struct UnguardedTableLoad::Check {
     const Node *RealToken = nullptr; ///< padded tokens left earlier (slot_mapping[t] < 0)
     bool FromGrid = false;        ///< the position comes from launch indices alone
     bool LoopColumn = false;      ///< a loop counter bounded by cdiv(seq_len, bs)
+    std::string Evidence;         ///< why the row can be narrower (default level)
   };
+
+  /// Names that say a row is narrower than the sequence it serves.
+  static const Pattern &narrowNames() {
+    static const Pattern Re = Pattern::builtin(
+        "sliding|window|^swa|_swa|chunked|attn_chunk|attention_chunk|local_attn|"
+        "(^|_)cp_(world|size|rank)|cp_world|^dcp|^pcp|context_parallel|virtual_block|interleave");
+    return Re;
+  }
+
+  /// A name matching Re among the leaves reachable from Roots (no deeper
+  /// than memory reads), or "".
+  static std::string nameIn(const std::vector<const Node *> &Roots, const Pattern &Re) {
+    std::vector<const Node *> Stack(Roots.begin(), Roots.end()), Seen;
+    while (!Stack.empty() && Seen.size() < 2048) {
+      const Node *N = Stack.back();
+      Stack.pop_back();
+      if (!N || std::find(Seen.begin(), Seen.end(), N) != Seen.end())
+        continue;
+      Seen.push_back(N);
+      if (N->K == Kind::Param || N->K == Kind::Var || N->K == Kind::Symbolic ||
+          N->K == Kind::Unknown) {
+        std::string Nm = nameOf(N);
+        if (!Nm.empty() && Re.search(Nm))
+          return Nm;
+      }
+      for (const Node *O : N->Ops)
+        Stack.push_back(O);
+    }
+    return "";
+  }
+
+  /// Evidence that this table's row can be narrower than the span of the
+  /// positions it is read at, or "".
+  std::string narrowRows(const Access &A, const Node *SB, const std::vector<const Node *> &Strides,
+                         const Node *Div) const {
+    bool Inlined = F.Lang != Language::Triton;
+    // A pointer read at a computed index of an array of pointers
+    // (block_tables[g], _load_ptr(block_table_ptrs + group_id)).
+    auto Indexed = [&](const Node *P) {
+      if (!P)
+        return false;
+      const Node *X = P->K == Kind::Call ? (P->Ops.empty() ? nullptr : P->Ops[0]) : P->op(0);
+      if (P->K == Kind::Call && !X && !P->Args.empty())
+        X = P->Args[0];
+      for (unsigned I = 0; X && I < 8 && (X->K == Kind::Var || X->K == Kind::Cast); ++I)
+        X = X->op(0);
+      if (X && X->K == Kind::Load) // _load_ptr's body: tl.load(ptr_to_ptr)
+        X = X->op(0);
+      for (unsigned I = 0; X && I < 8 && (X->K == Kind::Var || X->K == Kind::Cast); ++I)
+        X = X->op(0);
+      return X && (X->K == Kind::PtrAdd || X->K == Kind::Add);
+    };
+    if (SB && (SB->K == Kind::Load || (!Inlined && SB->K == Kind::Call)) && Indexed(SB))
+      return "the table's pointer is read from an array of tables (one per KV-cache group)";
+    // A width or block size read from an array of them: one per group.
+    auto PerGroup = [&](const Node *N, const Pattern &Re) {
+      const Node *L = strip(N);
+      if (!L || L->K != Kind::Load)
+        return false;
+      std::string B = leafName(nameOf(addressBase(L->op(0))));
+      return !B.empty() && Re.search(B);
+    };
+    if (Div && PerGroup(Div->op(1), R.BlockRe))
+      return "the block size is read per KV-cache group ('" +
+             (Div->op(1)->Text.empty() ? nameOf(Div->op(1)) : Div->op(1)->Text) + "')";
+    for (const Node *W : Strides)
+      if (PerGroup(W, R.WidthRe))
+        return "the row width is read per KV-cache group ('" +
+               (W->Text.empty() ? nameOf(W) : W->Text) + "')";
+    if (Div) {
+      const Node *D = strip(Div->op(1));
+      if (D && D->K == Kind::Mul)
+        return "the column is a virtual block of several ranks ('" +
+               (Div->op(1)->Text.empty() ? nameOf(D) : Div->op(1)->Text) +
+               "'): a context-parallel table";
+    }
+    return "";
+  }
+
+  /// Weaker evidence, for a position nothing else bounds: a name of the
+  /// kernel's that speaks of a sliding window, chunked-local attention or
+  /// context parallelism. Not for a sequence-bounded read: vLLM's hybrid
+  /// allocator keeps a sliding-window group's row as wide as the sequence
+  /// (out-of-window columns hold the null block).
+  std::string narrowNamed(const Access &A, const Node *Div) const {
+    std::vector<const Node *> Roots = {A.Addr, A.Mask};
+    for (const Guard &G : A.Guards)
+      Roots.push_back(G.Cond);
+    if (Div)
+      Roots.push_back(Div);
+    std::string N = nameIn(Roots, narrowNames());
+    if (!N.empty())
+      return "'" + N + "' says the table serves a sliding-window, chunked or context-parallel "
+                       "cache, whose rows can be narrower than the positions";
+    return "";
+  }
+
+  /// The seed: the width is only a pitch here, and a sibling function of
+  /// the file bounds a column by it. Evidence for a position nothing else
+  /// bounds (not for a sequence-bounded read: the sibling's guard is about
+  /// positions past the sequence's span, not inside it).
+  std::string siblingGuard(const std::vector<const Node *> &Strides) const {
+    for (const Node *W : Strides) {
+      const Node *SW = strip(W);
+      if (!SW || (SW->K != Kind::Param && SW->K != Kind::Symbolic && SW->K != Kind::Unknown))
+        continue;
+      std::string Nm = nameOf(SW);
+      if (const NamedFact *G = ProjectFacts::find(F.Facts.GuardedWidths, Nm))
+        return "'" + Nm + "' is used here only as a pitch, while " + G->Why;
+    }
+    return "";
+  }
+
+  /// Evidence that the position is not bounded by the request's length, or "".
+  std::string unboundedColumn(const Node *Pos) const {
+    static const Pattern Draft =
+        Pattern::builtin("draft|spec|stale|prefetch|lookahead|accept|next_?(pos|block)");
+    static const Pattern Foreign = Pattern::builtin(
+        "block_?table|req_?to_?token|kv_?indices|indptr|page_?table|token_?to|_indices$");
+    std::string N = nameIn({Pos}, Draft);
+    if (!N.empty())
+      return "the position '" + N + "' is a draft, speculative or prefetched one, which the "
+                                    "request's length does not bound";
+    std::vector<const Node *> Stack = {Pos}, Seen;
+    while (!Stack.empty() && Seen.size() < 1024) {
+      const Node *X = Stack.back();
+      Stack.pop_back();
+      if (!X || std::find(Seen.begin(), Seen.end(), X) != Seen.end())
+        continue;
+      Seen.push_back(X);
+      if (X->K == Kind::Load) {
+        std::string B = leafName(nameOf(addressBase(X->op(0))));
+        if (!B.empty() && (Foreign.search(B) || Draft.search(B)))
+          return "the position is read from another table ('" + B +
+                 "'), which the request's length does not bound";
+        continue;
+      }
+      for (const Node *O : X->Ops)
+        Stack.push_back(O);
+    }
+    return "";
+  }
 
   void run() {
     for (const Access &A : F.Accesses) {
@@ -610,9 +769,13 @@ struct UnguardedTableLoad::Check {
 
       if (!Col) {
         // The paged-attention loop: a loop counter bounded by
-        // cdiv(seq_len, block_size). Latent level only.
+        // cdiv(seq_len, block_size). Latent level only, unless the file
+        // shows rows narrower than the sequence.
+        // (Latent whatever the tree shows: the loop is bounded by the
+        // request's own span, which engines size every group's row for.)
         if (!R.Latent)
           continue;
+        std::string Narrow;
         for (const Node *T : Plain) {
           const Node *S = strip(T);
           if (!S || S->K == Kind::Const || S->K == Kind::Range || S->K == Kind::ThreadIdx ||
@@ -651,6 +814,7 @@ struct UnguardedTableLoad::Check {
             continue;
           St.Col = T;
           St.LoopColumn = true;
+          St.Evidence = Narrow;
           report(A, St, Strides);
           break;
         }
@@ -719,15 +883,25 @@ struct UnguardedTableLoad::Check {
       // is bounded by the grid the launcher sizes, not read from memory.
       if (!St.PosFromSeq && !St.RealToken && St.B != Bound::Seq && fromGrid(Pos))
         St.FromGrid = true;
-      if (St.B == Bound::Seq || St.PosFromSeq || St.RealToken || St.FromGrid) {
-        if (R.Latent)
-          report(A, St, Strides);
-        continue;
-      }
+      bool SeqLike = St.B == Bound::Seq || St.PosFromSeq || St.RealToken || St.FromGrid;
       // A quotient bounded by something that is neither a width nor a
       // sequence length (k < K, e < num_experts), on an array that is a
       // table only by its shape: a per-group scale, not a block table.
-      if (St.B == Bound::Other && !TableNamed && !CSR)
+      if (!SeqLike && St.B == Bound::Other && !TableNamed && !CSR)
+        continue;
+      // Evidence counts for a position nothing bounds. A sequence-bounded
+      // read stays latent even in a multi-group or sliding-window tree:
+      // engines size every group's row for the request's own span (vLLM's
+      // allocator fills out-of-window columns with the null block).
+      if (!SeqLike)
+        St.Evidence = narrowRows(A, SB, Strides, Div);
+      if (St.Evidence.empty() && !SeqLike)
+        St.Evidence = narrowNamed(A, Div);
+      if (St.Evidence.empty() && !SeqLike)
+        St.Evidence = siblingGuard(Strides);
+      if (St.Evidence.empty() && !SeqLike)
+        St.Evidence = unboundedColumn(Pos);
+      if (St.Evidence.empty() && !R.Latent)
         continue;
       report(A, St, Strides);
     }
@@ -883,6 +1057,13 @@ struct UnguardedTableLoad::Check {
     }
     bool OtherZero = A.Other && strip(A.Other) && strip(A.Other)->K == Kind::Const &&
                      strip(A.Other)->Value == 0;
+    bool SeqLike = St.LoopColumn || St.FromGrid || St.RealToken || St.B == Bound::Seq ||
+                   St.PosFromSeq;
+    Fd.Latent = St.Evidence.empty();
+    if (Fd.Latent && !SeqLike)
+      Fd.Message += "; latent: in bounds while the scheduler allocates cdiv(len, block) "
+                    "columns; nothing here checks it (nothing in this file shows a row "
+                    "narrower than the position's span)";
     if (A.Mask)
       Fd.Message += "; the mask does not bound the column";
     if (OtherZero)
@@ -929,10 +1110,14 @@ struct UnguardedTableLoad::Check {
         Fixed = true;
       }
     }
+    for (FixIt &X : Fd.Fixes)
+      X.Safe = false; // consumers then see the pad slot: each must skip it (KV003)
     if (!Fixed)
       Fd.Notes.push_back({Fd.Range, "bound the column by the table's row width in the guard or "
                                     "mask, and give out-of-range lanes the pad slot " +
                                         R.PadValue + " (the slot itself, not the block id)"});
+    if (!St.Evidence.empty())
+      Fd.Notes.push_back({Fd.Range, "reported at the default level: " + St.Evidence});
     Out.push_back(std::move(Fd));
   }
 };

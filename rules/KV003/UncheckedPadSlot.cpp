@@ -14,6 +14,17 @@
 //     that returns nullptr for a negative slot, and a caller that returns
 //     on nullptr).
 //
+// The level: a store is reported at the default level only where the table
+// can hold the pad (Function::Facts): some function stores a negative value
+// or PAD_SLOT_ID into it, the tree's Python fills it with -1, or a consumer
+// tests it for the pad. Without such evidence the engine may pad to a real
+// slot (a dummy slot 0, a spare size + 1 row), and the store is latent.
+//
+// The fix-it guards the store, never the thread: `if (slot >= 0) { ... }`
+// around the store statement (a Triton mask term), so a barrier or warp
+// collective after it still sees every thread. It changes behaviour, so it
+// is unsafe (FixIt::Safe = false): --fix applies it only with --unsafe-fixes.
+//
 // max(slot, 0) and abs(slot) are no guard: they write the pad token into a
 // live slot. A guard on the page (slot / PAGE >= 0) is no guard either:
 // -1 / PAGE is 0 in C++ and in Triton.
@@ -41,8 +52,11 @@ std::vector<OptionSpec> UncheckedPadSlot::options() const {
       {"NotSlotPattern", "token|query|req_|request|seq|expert|topk|chunk",
        "regex (case-insensitive) of index tables that are never slots even in a store into a "
        "cache (last_token_indices, expert indices): StoreIndexPattern does not apply to them"},
-      {"CachePattern", "cache|kv_buffer|k_buffer|v_buffer|kv_pool|kv_data|k_data|v_data",
-       "regex (case-insensitive) of KV-cache pointers (the destination of a KV store)"},
+      {"CachePattern",
+       "cache|kv_buffer|k_buffer|v_buffer|kv_pool|kv_data|k_data|v_data|conv_state|ssm_state|"
+       "recurrent_state|^state",
+       "regex (case-insensitive) of KV-cache pointers (the destination of a KV store), state "
+       "caches included (a recurrent or conv state stored at state_indices[i])"},
       {"PadPattern", "pad|invalid|null",
        "regex (case-insensitive) of names of the pad value: 'slot != PAD_SLOT_ID' and "
        "'slot > null_block_id' are guards"},
@@ -57,6 +71,7 @@ void UncheckedPadSlot::configure(const Options &O) {
   CacheRe = optRegex(O, "CachePattern");
   PadRe = optRegex(O, "PadPattern");
   PadValue = opt(O, "PadValue");
+  Latent = optLatent(O);
 }
 
 namespace {
@@ -434,22 +449,45 @@ struct UncheckedPadSlot::Check {
       for (const Source &S : Srcs) {
         if (guarded(A, S))
           continue;
+        const NamedFact *Ev = evidence(S);
+        if (!Ev && !R.Latent)
+          break;
         if (!Reported.insert({A.Range.Begin.Line, A.Range.Begin.Col}).second)
           break;
-        report(A, S);
+        report(A, S, Ev);
         break;
       }
     }
   }
 
-  void report(const Access &A, const Source &S) {
+  std::string tableName(const Source &S) const {
+    std::string T = leafName(nameOf(addressBase(S.Load->op(0))));
+    return T.empty() ? S.Load->Name : T;
+  }
+
+  /// What says the slot's table can hold the pad, or null.
+  const NamedFact *evidence(const Source &S) const {
+    std::string T = tableName(S);
+    if (const NamedFact *E = ProjectFacts::find(F.Facts.PadWritten, T))
+      return E;
+    return ProjectFacts::find(F.Facts.PadChecked, T);
+  }
+
+  /// The first barrier or collective after Off in the function, or null.
+  const SyncPoint *syncAfter(unsigned Off) const {
+    const SyncPoint *Best = nullptr;
+    for (const SyncPoint &P : F.Syncs)
+      if (P.Loc.Offset > Off && (!Best || P.Loc.Offset < Best->Loc.Offset))
+        Best = &P;
+    return Best;
+  }
+
+  void report(const Access &A, const Source &S, const NamedFact *Ev) {
     Finding Fd;
     Fd.Code = R.code();
     Fd.Check = R.check();
     Fd.Range = A.Range.valid() ? A.Range : A.Addr->Range;
-    std::string Table = leafName(nameOf(addressBase(S.Load->op(0))));
-    if (Table.empty())
-      Table = S.Load->Name;
+    std::string Table = tableName(S);
     std::string Slot;
     if (S.Holder && !S.Holder->Name.empty())
       Slot = S.Holder->Name;
@@ -460,6 +498,13 @@ struct UncheckedPadSlot::Check {
                  "' with no guard that skips the pad slot (" + R.PadValue +
                  "); a padded token (CUDA-graph padding, a position past a narrow group's row) "
                  "writes before the cache or into a live page";
+    if (Ev)
+      Fd.Message += "; '" + Table + "' can hold the pad: " + Ev->Why;
+    else
+      Fd.Message += "; latent: nothing in this file or the tree's Python writes a negative "
+                    "value or PAD_SLOT_ID into '" + Table + "' and no consumer tests it for the "
+                    "pad (an engine that pads to a real slot never stores at -1)";
+    Fd.Latent = !Ev;
     if (S.Clamped)
       Fd.Message += "; clamping the slot (max(slot, 0), abs) is no guard: the pad token "
                     "overwrites a live slot";
@@ -468,7 +513,7 @@ struct UncheckedPadSlot::Check {
     else if (Triton)
       Fd.Message += "; add '" + Slot + " >= 0' to the store's mask";
     else
-      Fd.Message += "; return early on '" + Slot + " < 0'";
+      Fd.Message += "; store only when '" + Slot + " >= 0'";
 
     bool Fixed = false;
     // A clamped slot has no name to test: the clamp must go first (a note).
@@ -496,38 +541,38 @@ struct UncheckedPadSlot::Check {
           Fd.Fixes = {Ins};
           Fixed = true;
         }
-      } else if (const Node *Init = S.Holder ? S.Holder->op(0) : nullptr) {
-        // The early exit, right after the statement that reads the slot
-        // (`const int64_t slot = slot_mapping[t];`), so it sits in the
-        // slot's scope whatever shape the store has. Only when the local is
-        // initialised by the read itself (implicit conversions aside), so
-        // that the read's end is the statement's end, before its ';'.
-        while (Init && Init->K == Kind::Cast && !Init->Explicit)
-          Init = Init->op(0);
-        const SrcRange &LR = S.Load->Range;
-        if (Init == S.Load && editable(LR) && LR.End.Offset > LR.Begin.Offset &&
-            LR.Begin.File == Fd.Range.Begin.File) {
-          // Inside a loop (the slot is read in a loop over tokens) it is a
-          // continue.
-          bool InLoop = false;
-          auto LI = LoadAt.find(LR.Begin.Offset);
-          if (LI != LoadAt.end())
-            for (const Guard &G : LI->second->Guards)
-              InLoop |= G.How == Guard::Loop;
-          FixIt Ins;
-          Ins.Begin = LR.End;
-          Ins.Begin.Offset += 1; // past the ';'
-          Ins.Begin.Col += 1;
-          Ins.Text = " if (" + Slot + " < 0) " + (InLoop ? "continue" : "return") + ";";
-          Fd.Fixes = {Ins};
-          Fixed = true;
+      } else if (A.Stmt.valid() && !A.Stmt.InMacro &&
+                 A.Stmt.Begin.File == Fd.Range.Begin.File &&
+                 A.Stmt.End.Offset > A.Stmt.Begin.Offset) {
+        // Guard the store statement, not the thread: an early return before
+        // a __syncthreads() (or a warp collective) that follows would hang
+        // the block or read an undefined lane. One statement per line, in
+        // the file's indentation.
+        bool StartsLine = A.Stmt.Begin.Col == A.Indent.size() + 1;
+        FixIt Open, Close;
+        Open.Begin = A.Stmt.Begin;
+        Close.Begin = A.Stmt.End;
+        if (StartsLine) {
+          Open.Text = "if (" + Slot + " >= 0) {\n" + A.Indent + "  ";
+          Close.Text = "\n" + A.Indent + "}";
+        } else {
+          Open.Text = "if (" + Slot + " >= 0) { ";
+          Close.Text = " }";
         }
+        Fd.Fixes = {Open, Close};
+        Fixed = true;
       }
     }
-    if (!Fixed)
-      Fd.Notes.push_back({Fd.Range, std::string(S.Clamped ? "remove the clamp, then " : "") +
-                                        "skip the pad slot before the store: return early on a "
-                                        "negative slot, or mask it out"});
+    for (FixIt &X : Fd.Fixes)
+      X.Safe = false; // it skips work: a reviewer decides
+    if (!Fixed) {
+      std::string Why = "skip the pad slot at the store: guard it with 'if (slot >= 0)', or "
+                        "mask it out";
+      if (const SyncPoint *P = syncAfter(S.Load->Range.Begin.Offset))
+        Why += "; not an early return: '" + P->Name + "' at line " +
+               std::to_string(P->Loc.Line) + " must still be reached by every thread";
+      Fd.Notes.push_back({Fd.Range, std::string(S.Clamped ? "remove the clamp, then " : "") + Why});
+    }
     Out.push_back(std::move(Fd));
   }
 };

@@ -27,6 +27,7 @@ private:
   struct Check;
   Pattern SlotRe, IndexRe, NotSlotRe, CacheRe, PadRe;
   std::string PadValue;
+  bool Latent = false; ///< shared Level option: also report stores with no pad evidence
 };
 
 } // namespace kvlint

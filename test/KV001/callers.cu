@@ -52,8 +52,8 @@ __global__ void gemm_large(const T *a, T *c, int size_m, int size_n, int size_k)
   const int m = blockIdx.y * 64 + threadIdx.y;
   if (m >= size_m) return;
   // Positive: the large kernel runs for any size_m >= 64.
-  // CHECK: callers.cu:[[@LINE+2]]:5: warning: 32-bit signed product 'm * size_n' is used as a memory offset and wraps past 2^31: 'm' <= 1,048,574 ('size_m' is named like it: below Envelope.Tokens = 1,048,576) times 'size_n' <= 8,191 ('size_n' is bounded by no fact: below Envelope.Unknown = 8,192); widen 'm' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
-  // CHECK: callers.cu:[[@LINE+1]]:35: warning: 32-bit signed product 'm * size_k' is used as a memory offset and wraps past 2^31: 'm' <= 1,048,574 ('size_m' is named like it: below Envelope.Tokens = 1,048,576) times 'size_k' <= 8,191 ('size_k' is bounded by no fact: below Envelope.Unknown = 8,192); widen 'm' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+  // CHECK: callers.cu:[[@LINE+2]]:5: warning: 32-bit signed product 'm * size_n' is used as a memory offset and wraps past 2^31 in the training profile: 'm' <= 1,048,574 ('size_m' is named like it: below Envelope.Tokens = 1,048,576) times 'size_n' <= 8,191 ('size_n' is bounded by no fact: below Envelope.Unknown = 8,192); widen 'm' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+  // CHECK: callers.cu:[[@LINE+1]]:35: warning: 32-bit signed product 'm * size_k' is used as a memory offset and wraps past 2^31 in the training profile: 'm' <= 1,048,574 ('size_m' is named like it: below Envelope.Tokens = 1,048,576) times 'size_k' <= 8,191 ('size_k' is bounded by no fact: below Envelope.Unknown = 8,192); widen 'm' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
   c[m * size_n + threadIdx.x] = a[m * size_k];
 }
 
@@ -99,7 +99,7 @@ int router_gemm(const float *x, float *out, int num_tokens, int hidden) {
 
 __global__ void fifo_rows_extern(int64_t *fifo, int channel, int channel_count) {
   // Positive: launch_fifo_extern may be called from another file.
-  // CHECK: callers.cu:[[@LINE+1]]:8: warning: 32-bit unsigned product '(blockIdx.x * channel_count + channel) * 262144' is used as a memory offset and wraps past 2^32: 'blockIdx.x * channel_count + channel' <= 8,388,607 ('channel_count' is bounded by no fact: Envelope.Unknown = 8,192) times '262144' = 262,144; it wraps once 'blockIdx.x * channel_count + channel' >= 16,384; widen 'blockIdx.x' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+  // CHECK: callers.cu:[[@LINE+1]]:8: warning: 32-bit unsigned product '(blockIdx.x * channel_count + channel) * 262144' is used as a memory offset and wraps past 2^32 in the training profile: 'blockIdx.x * channel_count + channel' <= 8,388,607 ('channel_count' is bounded by no fact: Envelope.Unknown = 8,192) times '262144' = 262,144; it wraps once 'blockIdx.x * channel_count + channel' >= 16,384; widen 'blockIdx.x' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
   fifo[(blockIdx.x * channel_count + channel) * 262144 + threadIdx.x] = 0;
 }
 
@@ -111,7 +111,7 @@ void prepare_extern(int64_t *fifo, int ranks) { launch_fifo_extern(fifo, ranks, 
 
 __global__ void fifo_rows_pointer(int64_t *fifo, int channel, int channel_count) {
   // Positive: launch_fifo_pointer's address is taken, so it has callers the file does not show.
-  // CHECK: callers.cu:[[@LINE+1]]:8: warning: 32-bit unsigned product '(blockIdx.x * channel_count + channel) * 262144' is used as a memory offset and wraps past 2^32: 'blockIdx.x * channel_count + channel' <= 8,388,607 ('channel_count' is bounded by no fact: Envelope.Unknown = 8,192) times '262144' = 262,144; it wraps once 'blockIdx.x * channel_count + channel' >= 16,384; widen 'blockIdx.x' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+  // CHECK: callers.cu:[[@LINE+1]]:8: warning: 32-bit unsigned product '(blockIdx.x * channel_count + channel) * 262144' is used as a memory offset and wraps past 2^32 in the training profile: 'blockIdx.x * channel_count + channel' <= 8,388,607 ('channel_count' is bounded by no fact: Envelope.Unknown = 8,192) times '262144' = 262,144; it wraps once 'blockIdx.x * channel_count + channel' >= 16,384; widen 'blockIdx.x' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
   fifo[(blockIdx.x * channel_count + channel) * 262144 + threadIdx.x] = 0;
 }
 
@@ -125,7 +125,7 @@ void prepare_pointer(int64_t *fifo, int ranks) { launch_fifo_pointer(fifo, ranks
 
 __global__ void rows_some(float *out, int num_tokens, int hidden) {
   // Positive: one of the two callers passes any number of rows.
-  // CHECK: callers.cu:[[@LINE+1]]:7: warning: 32-bit unsigned product 'blockIdx.x * hidden' is used as a memory offset and wraps past 2^32: 'blockIdx.x' <= 1,048,575 (the grid spans num_tokens ('num_tokens' is named like it: Envelope.Tokens = 1,048,576)) times 'hidden' <= 16,384 ('hidden' is named like it: Envelope.Hidden = 16,384); widen 'blockIdx.x' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+  // CHECK: callers.cu:[[@LINE+1]]:7: warning: 32-bit unsigned product 'blockIdx.x * hidden' is used as a memory offset and wraps past 2^32 in the training profile: 'blockIdx.x' <= 1,048,575 (the grid spans num_tokens ('num_tokens' is named like it: Envelope.Tokens = 1,048,576)) times 'hidden' <= 16,384 ('hidden' is named like it: Envelope.Hidden = 16,384); widen 'blockIdx.x' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
   out[blockIdx.x * hidden + threadIdx.x] = 0.f;
 }
 
@@ -141,7 +141,7 @@ void rows_twice(float *out, int num_tokens, int hidden) {
 
 __global__ void rows_other(float *out, int num_tokens, int hidden) {
   // Positive: the condition bounds the hidden size, not the rows.
-  // CHECK: callers.cu:[[@LINE+1]]:7: warning: 32-bit unsigned product 'blockIdx.x * hidden' is used as a memory offset and wraps past 2^32: 'blockIdx.x' <= 1,048,575 (the grid spans num_tokens ('num_tokens' is named like it: Envelope.Tokens = 1,048,576)) times 'hidden' <= 8,192 (launch at callers.cu:149); widen 'blockIdx.x' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+  // CHECK: callers.cu:[[@LINE+1]]:7: warning: 32-bit unsigned product 'blockIdx.x * hidden' is used as a memory offset and wraps past 2^32 in the training profile: 'blockIdx.x' <= 1,048,575 (the grid spans num_tokens ('num_tokens' is named like it: Envelope.Tokens = 1,048,576)) times 'hidden' <= 8,192 (launch at callers.cu:149); widen 'blockIdx.x' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
   out[blockIdx.x * hidden + threadIdx.x] = 0.f;
 }
 
@@ -156,7 +156,7 @@ void rows_by_hidden(float *out, int num_tokens, int hidden_size) {
 
 __global__ void rows_rescaled(float *out, int num_tokens, int hidden) {
   // Positive: the caller scales the value after the condition bounded it.
-  // CHECK: callers.cu:[[@LINE+1]]:7: warning: 32-bit unsigned product 'blockIdx.x * hidden' is used as a memory offset and wraps past 2^32: 'blockIdx.x' <= 1,048,575 (the grid spans num_tokens ('num_tokens' is named like it: Envelope.Tokens = 1,048,576)) times 'hidden' <= 16,384 ('hidden' is named like it: Envelope.Hidden = 16,384); widen 'blockIdx.x' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+  // CHECK: callers.cu:[[@LINE+1]]:7: warning: 32-bit unsigned product 'blockIdx.x * hidden' is used as a memory offset and wraps past 2^32 in the training profile: 'blockIdx.x' <= 1,048,575 (the grid spans num_tokens ('num_tokens' is named like it: Envelope.Tokens = 1,048,576)) times 'hidden' <= 16,384 ('hidden' is named like it: Envelope.Hidden = 16,384); widen 'blockIdx.x' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
   out[blockIdx.x * hidden + threadIdx.x] = 0.f;
 }
 

@@ -28,7 +28,7 @@ void scale_rows_launch(float *x, const float *scale, int64_t num_tokens, int64_t
 // Positive twin: the kernel's rows are twice what the check counted.
 __global__ void gate_up_rows(float *x, int hidden_size) {
   int token = blockIdx.x;
-  // CHECK: checked.cu:[[@LINE+1]]:5: warning: 32-bit signed product 'token * 2 * hidden_size' is used as a memory offset and wraps past 2^31: 'token * 2' <= 2,097,150 (the grid spans num_tokens ('num_tokens' is named like it: Envelope.Tokens = 1,048,576)) times 'hidden_size' <= 16,384 ('hidden_size' is named like it: Envelope.Hidden = 16,384); widen 'token' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+  // CHECK: checked.cu:[[@LINE+1]]:5: warning: 32-bit signed product 'token * 2 * hidden_size' is used as a memory offset and wraps past 2^31 in the training profile: 'token * 2' <= 2,097,150 (the grid spans num_tokens ('num_tokens' is named like it: Envelope.Tokens = 1,048,576)) times 'hidden_size' <= 16,384 ('hidden_size' is named like it: Envelope.Hidden = 16,384); widen 'token' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
   x[token * 2 * hidden_size + threadIdx.x] = 0.f;
 }
 void gate_up_launch(float *x, int64_t num_tokens, int64_t hidden_size) {
@@ -52,7 +52,7 @@ cudaError_t gelu_rows_launch(float *x, int num_rows, int row_stride) {
 // dispatch; its kernel runs exactly when the product is large.
 __global__ void relu_rows(float *x, int row_stride) {
   int row = blockIdx.x;
-  // CHECK: checked.cu:[[@LINE+1]]:5: warning: 32-bit signed product 'row * row_stride' is used as a memory offset and wraps past 2^31: 'row' <= 1,048,575 (the grid spans num_rows ('num_rows' is named like it: Envelope.Tokens = 1,048,576)) times 'row_stride' <= 16,384 ('row_stride' is named like it: Envelope.Stride = 16,384); widen 'row' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+  // CHECK: checked.cu:[[@LINE+1]]:5: warning: 32-bit signed product 'row * row_stride' is used as a memory offset and wraps past 2^31 in the training profile: 'row' <= 1,048,575 (the grid spans num_rows ('num_rows' is named like it: Envelope.Tokens = 1,048,576)) times 'row_stride' <= 16,384 ('row_stride' is named like it: Envelope.Stride = 16,384); widen 'row' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
   x[row * row_stride + threadIdx.x] = 0.f;
 }
 __global__ void relu_rows_narrow(float *x, int row_stride) {
@@ -89,7 +89,7 @@ __global__ void embed_unchecked(float *out, const float *weight, const int *ids,
   int id = ids[blockIdx.x];
   if (id < 0 || id >= vocab_size)
     return;
-  // CHECK: checked.cu:[[@LINE+1]]:78: warning: 32-bit signed product 'id * hidden_size' is used as a memory offset and wraps past 2^31: 'id' <= 131,071 ('ids' is loaded from a table no name explains: below Envelope.Loaded = 131,072) times 'hidden_size' <= 16,384 ('hidden_size' is named like it: Envelope.Hidden = 16,384); the product reaches 17,179,852,800 (an index times a hidden-size row is a token's row, and a token is below Envelope.Tokens); widen 'id' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+  // CHECK: checked.cu:[[@LINE+1]]:78: warning: 32-bit signed product 'id * hidden_size' is used as a memory offset and wraps past 2^31 in the training profile: 'id' <= 131,071 ('ids' is loaded from a table no name explains: below Envelope.Loaded = 131,072) times 'hidden_size' <= 16,384 ('hidden_size' is named like it: Envelope.Hidden = 16,384); the product reaches 17,179,852,800 (an index times a hidden-size row is a token's row, and a token is below Envelope.Tokens); widen 'id' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
   out[static_cast<int64_t>(blockIdx.x) * hidden_size + threadIdx.x] = weight[id * hidden_size + threadIdx.x];
 }
 void embed_unchecked_launch(float *out, const float *weight, const int *ids, int num_tokens, int vocab_size,

@@ -16,7 +16,7 @@
 template <typename KernelParams>
 __global__ void activation(KernelParams params, const int *permuted_idx) {
   int const permuted = permuted_idx[blockIdx.x];
-  // CHECK: dependent.cu:[[@LINE+1]]:20: warning: 32-bit signed product 'permuted * params.innerDim' is used as a memory offset and wraps past 2^31: 'permuted' <= 131,071 ('permuted_idx' is loaded from a table no name explains: below Envelope.Loaded = 131,072) times 'params.innerDim' <= 65,536 ('innerDim' is named like it: Envelope.Intermediate = 65,536); widen 'permuted' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+  // CHECK: dependent.cu:[[@LINE+1]]:20: warning: 32-bit signed product 'permuted * params.innerDim' is used as a memory offset and wraps past 2^31 in the training profile: 'permuted' <= 131,071 ('permuted_idx' is loaded from a table no name explains: below Envelope.Loaded = 131,072) times 'params.innerDim' <= 65,536 ('innerDim' is named like it: Envelope.Intermediate = 65,536); widen 'permuted' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
   int const base = permuted * params.innerDim + threadIdx.x;
   params.outPtr[base] = params.inPtr[base];
 }
@@ -43,7 +43,7 @@ __global__ void per_head(KernelParams params) {
 template <typename P>
 __global__ void dependent_index(P params, float *cache, const int *block_table, int block_stride) {
   int const page = block_table[blockIdx.x];
-  // CHECK: dependent.cu:[[@LINE+1]]:9: warning: 32-bit signed product 'page * block_stride' is used as a memory offset and wraps past 2^31: 'page' <= 8,388,607 ('block_table' is an entry of a table named like it: below Envelope.KvPages = 8,388,608) times 'block_stride' <= 16,384 ('block_stride' is named like it: Envelope.Stride = 16,384); widen 'page' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+  // CHECK: dependent.cu:[[@LINE+1]]:9: warning: 32-bit signed product 'page * block_stride' is used as a memory offset and wraps past 2^31 in the training profile: 'page' <= 8,388,607 ('block_table' is an entry of a table named like it: below Envelope.KvPages = 8,388,608) times 'block_stride' <= 16,384 ('block_stride' is named like it: Envelope.Stride = 16,384); widen 'page' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
   cache[page * block_stride + params.col] = 0.f;
 }
 
@@ -61,7 +61,7 @@ __global__ void prefetch(const uint32_t *indices, const float *ckv, float *out,
                          uint32_t ckv_stride_page) {
   int64_t ckv_offset[4];
   for (int j = 0; j < 4; ++j)
-    // CHECK: dependent.cu:[[@LINE+1]]:21: warning: 32-bit unsigned product 'indices[blockIdx.x * 4 + j] * ckv_stride_page' is used as a memory offset and wraps past 2^32: 'indices[blockIdx.x * 4 + j]' <= 8,388,607 ('indices' is an entry of a table named like it: below Envelope.KvPages = 8,388,608) times 'ckv_stride_page' <= 16,384 ('ckv_stride_page' is named like it: Envelope.Stride = 16,384); widen 'indices[blockIdx.x * 4 + j]' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+    // CHECK: dependent.cu:[[@LINE+1]]:21: warning: 32-bit unsigned product 'indices[blockIdx.x * 4 + j] * ckv_stride_page' is used as a memory offset and wraps past 2^32 in the training profile: 'indices[blockIdx.x * 4 + j]' <= 8,388,607 ('indices' is an entry of a table named like it: below Envelope.KvPages = 8,388,608) times 'ckv_stride_page' <= 16,384 ('ckv_stride_page' is named like it: Envelope.Stride = 16,384); widen 'indices[blockIdx.x * 4 + j]' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
     ckv_offset[j] = indices[blockIdx.x * 4 + j] * ckv_stride_page;
   for (int j = 0; j < 4; ++j)
     out[blockIdx.x * 4 + j] = ckv[ckv_offset[j]];

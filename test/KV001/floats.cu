@@ -24,14 +24,14 @@ __global__ void weights(float *w, int n, float alpha) {
 // Positive: a bucket picked by a rounded ratio, times the tokens of a step.
 __global__ void bucket_rows(float *acts, float frac, int num_tokens) {
   int bucket = static_cast<int>(frac * 64.0f);
-  // CHECK: floats.cu:[[@LINE+1]]:8: warning: 32-bit signed product 'bucket * num_tokens' is used as a memory offset and wraps past 2^31: 'bucket' <= 8,191 ('static_cast<int>(frac * 64.0f)' is converted from a floating-point value: below Envelope.Unknown = 8,192) times 'num_tokens' <= 1,048,576 ('num_tokens' is named like it: Envelope.Tokens = 1,048,576); widen 'bucket' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+  // CHECK: floats.cu:[[@LINE+1]]:8: warning: 32-bit signed product 'bucket * num_tokens' is used as a memory offset and wraps past 2^31 in the training profile: 'bucket' <= 8,191 ('static_cast<int>(frac * 64.0f)' is converted from a floating-point value: below Envelope.Unknown = 8,192) times 'num_tokens' <= 1,048,576 ('num_tokens' is named like it: Envelope.Tokens = 1,048,576); widen 'bucket' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
   acts[bucket * num_tokens + blockIdx.x] = 0.f;
 }
 
 // Positive: a token's logits row beside a float scale.
 __global__ void scale_logits(float *logits, float temperature, int vocab_size) {
   int token = blockIdx.x;
-  // CHECK: floats.cu:[[@LINE+1]]:10: warning: 32-bit signed product 'token * vocab_size' is used as a memory offset and wraps past 2^31: 'token' <= 65,535 ('blockIdx.x' spans a grid the launcher does not show: below Envelope.Grid = 65,536) times 'vocab_size' <= 262,144 ('vocab_size' is named like it: Envelope.Vocab = 262,144); widen 'token' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+  // CHECK: floats.cu:[[@LINE+1]]:10: warning: 32-bit signed product 'token * vocab_size' is used as a memory offset and wraps past 2^31 in the training profile: 'token' <= 65,535 ('blockIdx.x' spans a grid the launcher does not show: below Envelope.Grid = 65,536) times 'vocab_size' <= 262,144 ('vocab_size' is named like it: Envelope.Vocab = 262,144); widen 'token' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
   logits[token * vocab_size + threadIdx.x] /= temperature * 0.5f;
 }
 

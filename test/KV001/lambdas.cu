@@ -8,7 +8,7 @@
 
 __global__ void captured(float *c, const int *pages, int size_n) {
   int page = pages[blockIdx.x];
-  // CHECK: lambdas.cu:[[@LINE+1]]:42: warning: 32-bit signed product 'row * size_n' is used as a memory offset and wraps past 2^31: 'row' <= 8,388,607 ('pages' is an entry of a table named like it: below Envelope.KvPages = 8,388,608) times 'size_n' <= 8,191 ('size_n' is bounded by no fact: below Envelope.Unknown = 8,192); widen 'row' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+  // CHECK: lambdas.cu:[[@LINE+1]]:42: warning: 32-bit signed product 'row * size_n' is used as a memory offset and wraps past 2^31 in the training profile: 'row' <= 8,388,607 ('pages' is an entry of a table named like it: below Envelope.KvPages = 8,388,608) times 'size_n' <= 8,191 ('size_n' is bounded by no fact: below Envelope.Unknown = 8,192); widen 'row' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
   auto store = [&](int row, float v) { c[row * size_n + threadIdx.x] = v; };
   store(page, 1.f);
   store(threadIdx.y, 2.f);
@@ -17,7 +17,7 @@ __global__ void captured(float *c, const int *pages, int size_n) {
 template <typename T>
 __global__ void in_template(T *c, const int *pages, int size_n) {
   int page = pages[blockIdx.x];
-  // CHECK: lambdas.cu:[[@LINE+1]]:45: warning: 32-bit signed product 'row * size_n' is used as a memory offset and wraps past 2^31: 'row' <= 8,388,607 ('pages' is an entry of a table named like it: below Envelope.KvPages = 8,388,608) times 'size_n' <= 8,191 ('size_n' is bounded by no fact: below Envelope.Unknown = 8,192); widen 'row' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+  // CHECK: lambdas.cu:[[@LINE+1]]:45: warning: 32-bit signed product 'row * size_n' is used as a memory offset and wraps past 2^31 in the training profile: 'row' <= 8,388,607 ('pages' is an entry of a table named like it: below Envelope.KvPages = 8,388,608) times 'size_n' <= 8,191 ('size_n' is bounded by no fact: below Envelope.Unknown = 8,192); widen 'row' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
   auto store = [&](const T &v, int row) { c[row * size_n + threadIdx.x] = v; };
   T x = c[0];
   store(x, page);

@@ -14,7 +14,7 @@ __global__ void const_row(float *out, int row) { out[blockIdx.x * row + threadId
 // Positive: the grid spans num_tokens (Envelope.Tokens) and the parameter is
 // passed vocab_size (Envelope.Vocab): a row of logits per token.
 __global__ void logits(float *out, int n) {
-  // CHECK: launcher-facts.cu:[[@LINE+1]]:7: warning: 32-bit unsigned product 'blockIdx.x * n' is used as a memory offset and wraps past 2^32: 'blockIdx.x' <= 1,048,575 (the grid spans num_tokens ('num_tokens' is named like it: Envelope.Tokens = 1,048,576)) times 'n' <= 262,144 ('vocab_size' is what the launcher passes (launch at launcher-facts.cu:32): Envelope.Vocab = 262,144); widen 'blockIdx.x' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+  // CHECK: launcher-facts.cu:[[@LINE+1]]:7: warning: 32-bit unsigned product 'blockIdx.x * n' is used as a memory offset and wraps past 2^32 in the training profile: 'blockIdx.x' <= 1,048,575 (the grid spans num_tokens ('num_tokens' is named like it: Envelope.Tokens = 1,048,576)) times 'n' <= 262,144 ('vocab_size' is what the launcher passes (launch at launcher-facts.cu:32): Envelope.Vocab = 262,144); widen 'blockIdx.x' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
   out[blockIdx.x * n + threadIdx.x] = 0.f;
 }
 
@@ -23,7 +23,7 @@ __global__ void checked(float *out, int n, int h, int d) { out[n * h * d + threa
 
 // Positive: the same check says nothing about four times the product.
 __global__ void checked_times4(float *out, int n, int h, int d) {
-  // CHECK: launcher-facts.cu:[[@LINE+1]]:7: warning: 32-bit signed product 'n * h * d * 4' is used as a memory offset and wraps past 2^31: 'n * h * d' <= 2,147,483,647 (a host check bounds it) times '4' = 4; it wraps once 'n * h * d' >= 536,870,912; widen 'n' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+  // CHECK: launcher-facts.cu:[[@LINE+1]]:7: warning: 32-bit signed product 'n * h * d * 4' is used as a memory offset and wraps past 2^31 in the training profile: 'n * h * d' <= 2,147,483,647 (a host check bounds it) times '4' = 4; it wraps once 'n * h * d' >= 536,870,912; widen 'n' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
   out[n * h * d * 4 + threadIdx.x] = 0.f;
 }
 
@@ -50,7 +50,7 @@ __global__ void split_k(const unsigned *b_q, unsigned *out, int size_k, int size
 }
 __global__ void split_k_any(const unsigned *b_q, unsigned *out, int size_k, int size_n) {
   const int k_start = blockIdx.z * (size_k / gridDim.z);
-  // CHECK: launcher-facts.cu:[[@LINE+1]]:26: warning: 32-bit signed product '(k_start / 8) * size_n' is used as a memory offset and wraps past 2^31: 'k_start / 8' <= 67,098,624 (the grid spans splits ('splits' is bounded by no fact: below Envelope.Grid = 65,536)) times 'size_n' <= 8,191 ('size_n' is bounded by no fact: below Envelope.Unknown = 8,192); widen 'k_start / 8' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+  // CHECK: launcher-facts.cu:[[@LINE+1]]:26: warning: 32-bit signed product '(k_start / 8) * size_n' is used as a memory offset and wraps past 2^31 in the training profile: 'k_start / 8' <= 67,098,624 (the grid spans splits ('splits' is bounded by no fact: below Envelope.Grid = 65,536)) times 'size_n' <= 8,191 ('size_n' is bounded by no fact: below Envelope.Unknown = 8,192); widen 'k_start / 8' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
   out[threadIdx.x] = b_q[(k_start / 8) * size_n + threadIdx.x];
 }
 void launch_split(const unsigned *b_q, unsigned *out, int size_k, int size_n, int splits) {

@@ -11,7 +11,7 @@
 // Positive: 1,024 CTAs stride over every token row.
 __global__ void scale_rows(float *x, const float *scale, int num_tokens, int hidden_size) {
   for (int row = blockIdx.x; row < num_tokens; row += gridDim.x) {
-    // CHECK: loops.cu:[[@LINE+1]]:20: warning: 32-bit signed product 'row * hidden_size' is used as a memory offset and wraps past 2^31: 'row' <= 1,048,575 ('num_tokens' is named like it: Envelope.Tokens = 1,048,576) times 'hidden_size' <= 16,384 ('hidden_size' is named like it: Envelope.Hidden = 16,384); widen 'row' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+    // CHECK: loops.cu:[[@LINE+1]]:20: warning: 32-bit signed product 'row * hidden_size' is used as a memory offset and wraps past 2^31 in the training profile: 'row' <= 1,048,575 ('num_tokens' is named like it: Envelope.Tokens = 1,048,576) times 'hidden_size' <= 16,384 ('hidden_size' is named like it: Envelope.Hidden = 16,384); widen 'row' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
     float *r = x + row * hidden_size;
     r[threadIdx.x] *= scale[row];
   }
@@ -20,7 +20,7 @@ __global__ void scale_rows(float *x, const float *scale, int num_tokens, int hid
 // Positive: a host loop over the tokens of a step (vLLM's CPU layernorm).
 void rms_rows(float *out, const float *in, int num_tokens, int hidden_size) {
   for (int i = 0; i < num_tokens; ++i)
-    // CHECK: loops.cu:[[@LINE+1]]:9: warning: 32-bit signed product 'i * hidden_size' is used as a memory offset and wraps past 2^31: 'i' <= 1,048,575 ('num_tokens' is named like it: Envelope.Tokens = 1,048,576) times 'hidden_size' <= 16,384 ('hidden_size' is named like it: Envelope.Hidden = 16,384); widen 'i' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+    // CHECK: loops.cu:[[@LINE+1]]:9: warning: 32-bit signed product 'i * hidden_size' is used as a memory offset and wraps past 2^31 in the training profile: 'i' <= 1,048,575 ('num_tokens' is named like it: Envelope.Tokens = 1,048,576) times 'hidden_size' <= 16,384 ('hidden_size' is named like it: Envelope.Hidden = 16,384); widen 'i' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
     out[i * hidden_size] = in[0];
 }
 

@@ -15,7 +15,7 @@
 // Positive: still found after three missing includes.
 __global__ void after_missing(float *cache, const int *block_table, int page_stride) {
   int page = block_table[blockIdx.x];
-  // CHECK: missing-header.cu:[[@LINE+1]]:9: warning: 32-bit signed product 'page * page_stride' is used as a memory offset and wraps past 2^31: 'page' <= 8,388,607 ('block_table' is an entry of a table named like it: below Envelope.KvPages = 8,388,608) times 'page_stride' <= 16,384 ('page_stride' is named like it: Envelope.Stride = 16,384); widen 'page' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+  // CHECK: missing-header.cu:[[@LINE+1]]:9: warning: 32-bit signed product 'page * page_stride' is used as a memory offset and wraps past 2^31 in the training profile: 'page' <= 8,388,607 ('block_table' is an entry of a table named like it: below Envelope.KvPages = 8,388,608) times 'page_stride' <= 16,384 ('page_stride' is named like it: Envelope.Stride = 16,384); widen 'page' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
   cache[page * page_stride] = 0.f;
 }
 
@@ -35,7 +35,7 @@ CUTLASS_DEVICE float scaled(float x) { return __expf(x) * rsqrtf(x); }
 __global__ void store_bf16(__nv_bfloat16 *cache, const int *block_table, int page_stride,
                            const float *x) {
   int page = block_table[blockIdx.x];
-  // CHECK: missing-header.cu:[[@LINE+1]]:9: warning: 32-bit signed product 'page * page_stride' is used as a memory offset and wraps past 2^31: 'page' <= 8,388,607 ('block_table' is an entry of a table named like it: below Envelope.KvPages = 8,388,608) times 'page_stride' <= 16,384 ('page_stride' is named like it: Envelope.Stride = 16,384); widen 'page' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+  // CHECK: missing-header.cu:[[@LINE+1]]:9: warning: 32-bit signed product 'page * page_stride' is used as a memory offset and wraps past 2^31 in the training profile: 'page' <= 8,388,607 ('block_table' is an entry of a table named like it: below Envelope.KvPages = 8,388,608) times 'page_stride' <= 16,384 ('page_stride' is named like it: Envelope.Stride = 16,384); widen 'page' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
   cache[page * page_stride + threadIdx.x] = __float2bfloat16(scaled(x[threadIdx.x]));
 }
 
@@ -52,7 +52,7 @@ __global__ void store_bf16_fixed(__nv_bfloat16 *cache, const int *block_table,
 __global__ void smem_rows(float *out, int row_width) {
   extern __shared__ float tile[];
   tile[threadIdx.x] = 0.f;
-  // CHECK: missing-header.cu:[[@LINE+1]]:7: warning: 32-bit unsigned product 'blockIdx.x * row_width' is used as a memory offset and wraps past 2^32: 'blockIdx.x' <= 1,048,575 (the grid spans num_tokens ('num_tokens' is named like it: Envelope.Tokens = 1,048,576)) times 'row_width' <= 8,191 ('row_width' is bounded by no fact: below Envelope.Unknown = 8,192); widen 'blockIdx.x' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+  // CHECK: missing-header.cu:[[@LINE+1]]:7: warning: 32-bit unsigned product 'blockIdx.x * row_width' is used as a memory offset and wraps past 2^32 in the training profile: 'blockIdx.x' <= 1,048,575 (the grid spans num_tokens ('num_tokens' is named like it: Envelope.Tokens = 1,048,576)) times 'row_width' <= 8,191 ('row_width' is bounded by no fact: below Envelope.Unknown = 8,192); widen 'blockIdx.x' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
   out[blockIdx.x * row_width + threadIdx.x] = tile[threadIdx.x] * float(M_LOG2E);
 }
 // Negative twin: the row widened before it multiplies, same launcher.

@@ -10,14 +10,14 @@
 // Positive: deep inside the offset tree: cache[page * k + head * d + lane].
 __global__ void deep_tree(float *cache, const int *block_table, int page_stride, int head_dim) {
   int page = block_table[blockIdx.x];
-  // CHECK: offsets.cu:[[@LINE+1]]:34: warning: 32-bit signed product 'page * page_stride' is used as a memory offset and wraps past 2^31: 'page' <= 8,388,607 ('block_table' is an entry of a table named like it: below Envelope.KvPages = 8,388,608) times 'page_stride' <= 16,384 ('page_stride' is named like it: Envelope.Stride = 16,384); widen 'page' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+  // CHECK: offsets.cu:[[@LINE+1]]:34: warning: 32-bit signed product 'page * page_stride' is used as a memory offset and wraps past 2^31 in the training profile: 'page' <= 8,388,607 ('block_table' is an entry of a table named like it: below Envelope.KvPages = 8,388,608) times 'page_stride' <= 16,384 ('page_stride' is named like it: Envelope.Stride = 16,384); widen 'page' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
   cache[threadIdx.y * head_dim + page * page_stride + threadIdx.x] = 0.f;
 }
 
 // Positive: pointer arithmetic, not dereferenced here.
 __global__ void pointer_arith(float *cache, const int *block_table, int page_stride, float v) {
   int page = block_table[blockIdx.x];
-  // CHECK: offsets.cu:[[@LINE+1]]:29: warning: 32-bit signed product 'page * page_stride' is used as a memory offset and wraps past 2^31: 'page' <= 8,388,607 ('block_table' is an entry of a table named like it: below Envelope.KvPages = 8,388,608) times 'page_stride' <= 16,384 ('page_stride' is named like it: Envelope.Stride = 16,384); widen 'page' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+  // CHECK: offsets.cu:[[@LINE+1]]:29: warning: 32-bit signed product 'page * page_stride' is used as a memory offset and wraps past 2^31 in the training profile: 'page' <= 8,388,607 ('block_table' is an entry of a table named like it: below Envelope.KvPages = 8,388,608) times 'page_stride' <= 16,384 ('page_stride' is named like it: Envelope.Stride = 16,384); widen 'page' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
   float *page_ptr = cache + page * page_stride;
   page_ptr[threadIdx.x] = v;
 }
@@ -25,7 +25,7 @@ __global__ void pointer_arith(float *cache, const int *block_table, int page_str
 // Positive: the offset hoisted into a variable first.
 __global__ void hoisted(float *cache, const int *block_table, int page_stride) {
   int page = block_table[blockIdx.x];
-  // CHECK: offsets.cu:[[@LINE+1]]:16: warning: 32-bit signed product 'page * page_stride' is used as a memory offset and wraps past 2^31: 'page' <= 8,388,607 ('block_table' is an entry of a table named like it: below Envelope.KvPages = 8,388,608) times 'page_stride' <= 16,384 ('page_stride' is named like it: Envelope.Stride = 16,384); widen 'page' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+  // CHECK: offsets.cu:[[@LINE+1]]:16: warning: 32-bit signed product 'page * page_stride' is used as a memory offset and wraps past 2^31 in the training profile: 'page' <= 8,388,607 ('block_table' is an entry of a table named like it: below Envelope.KvPages = 8,388,608) times 'page_stride' <= 16,384 ('page_stride' is named like it: Envelope.Stride = 16,384); widen 'page' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
   int offset = page * page_stride + threadIdx.x;
   cache[offset] = 0.f;
 }
@@ -33,7 +33,7 @@ __global__ void hoisted(float *cache, const int *block_table, int page_stride) {
 // Positive: through a macro argument.
 __global__ void via_macro(float *cache, const int *block_table, int page_stride) {
   int page = block_table[blockIdx.x];
-  // CHECK: offsets.cu:[[@LINE+1]]:9: warning: 32-bit signed product 'KV_OFFSET(page, page_stride)' is used as a memory offset and wraps past 2^31: 'page' <= 8,388,607 ('block_table' is an entry of a table named like it: below Envelope.KvPages = 8,388,608) times 'page_stride' <= 16,384 ('page_stride' is named like it: Envelope.Stride = 16,384); widen 'page' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+  // CHECK: offsets.cu:[[@LINE+1]]:9: warning: 32-bit signed product 'KV_OFFSET(page, page_stride)' is used as a memory offset and wraps past 2^31 in the training profile: 'page' <= 8,388,607 ('block_table' is an entry of a table named like it: below Envelope.KvPages = 8,388,608) times 'page_stride' <= 16,384 ('page_stride' is named like it: Envelope.Stride = 16,384); widen 'page' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
   cache[KV_OFFSET(page, page_stride)] = 0.f;
 }
 
@@ -50,7 +50,7 @@ __global__ void loop_pointer(float *cache, const int *block_table, int num_pages
   float *p = cache;
   for (int i = 0; i < num_pages; ++i) {
     int page = block_table[i];
-    // CHECK: offsets.cu:[[@LINE+1]]:10: warning: 32-bit signed product 'page * page_stride' is used as a memory offset and wraps past 2^31: 'page' <= 8,388,607 ('block_table' is an entry of a table named like it: below Envelope.KvPages = 8,388,608) times 'page_stride' <= 16,384 ('page_stride' is named like it: Envelope.Stride = 16,384); widen 'page' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+    // CHECK: offsets.cu:[[@LINE+1]]:10: warning: 32-bit signed product 'page * page_stride' is used as a memory offset and wraps past 2^31 in the training profile: 'page' <= 8,388,607 ('block_table' is an entry of a table named like it: below Envelope.KvPages = 8,388,608) times 'page_stride' <= 16,384 ('page_stride' is named like it: Envelope.Stride = 16,384); widen 'page' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
     p += page * page_stride;
     *p = 0.f;
   }
@@ -59,7 +59,7 @@ __global__ void loop_pointer(float *cache, const int *block_table, int num_pages
 // Positive: through a ternary arm.
 __global__ void ternary_arm(float *cache, const int *block_table, int page_stride, bool k) {
   int page = block_table[blockIdx.x];
-  // CHECK: offsets.cu:[[@LINE+1]]:17: warning: 32-bit signed product 'page * page_stride' is used as a memory offset and wraps past 2^31: 'page' <= 8,388,607 ('block_table' is an entry of a table named like it: below Envelope.KvPages = 8,388,608) times 'page_stride' <= 16,384 ('page_stride' is named like it: Envelope.Stride = 16,384); widen 'page' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+  // CHECK: offsets.cu:[[@LINE+1]]:17: warning: 32-bit signed product 'page * page_stride' is used as a memory offset and wraps past 2^31 in the training profile: 'page' <= 8,388,607 ('block_table' is an entry of a table named like it: below Envelope.KvPages = 8,388,608) times 'page_stride' <= 16,384 ('page_stride' is named like it: Envelope.Stride = 16,384); widen 'page' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
   cache[k ? 0 : page * page_stride] = 0.f;
 }
 
@@ -106,9 +106,9 @@ __global__ void bit_index(const unsigned char *mask, const unsigned *words, floa
   unsigned qo_idx = blockIdx.x * 128 + threadIdx.x, kv_idx = threadIdx.y;
   if (qo_idx >= qo_len || kv_idx >= kv_len)
     return;
-  // CHECK: offsets.cu:[[@LINE+1]]:27: warning: 32-bit unsigned product 'qo_idx * kv_len' is used as a memory offset and wraps past 2^32: 'qo_idx' <= 1,048,575 ('qo_len' is named like it: Envelope.Context = 1,048,576) times 'kv_len' <= 1,048,576 ('kv_len' is named like it: Envelope.Context = 1,048,576); widen 'qo_idx' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+  // CHECK: offsets.cu:[[@LINE+1]]:27: warning: 32-bit unsigned product 'qo_idx * kv_len' is used as a memory offset and wraps past 2^32 in the training profile: 'qo_idx' <= 1,048,575 ('qo_len' is named like it: Envelope.Context = 1,048,576) times 'kv_len' <= 1,048,576 ('kv_len' is named like it: Envelope.Context = 1,048,576); widen 'qo_idx' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
   const unsigned offset = qo_idx * kv_len + kv_idx; // positive: a word index, offset >> 5
-  // CHECK: offsets.cu:[[@LINE+1]]:18: warning: 32-bit unsigned product 'qo_idx * kv_len' is used as a memory offset and wraps past 2^32: 'qo_idx' <= 1,048,575 ('qo_len' is named like it: Envelope.Context = 1,048,576) times 'kv_len' <= 1,048,576 ('kv_len' is named like it: Envelope.Context = 1,048,576); widen 'qo_idx' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+  // CHECK: offsets.cu:[[@LINE+1]]:18: warning: 32-bit unsigned product 'qo_idx * kv_len' is used as a memory offset and wraps past 2^32 in the training profile: 'qo_idx' <= 1,048,575 ('qo_len' is named like it: Envelope.Context = 1,048,576) times 'kv_len' <= 1,048,576 ('kv_len' is named like it: Envelope.Context = 1,048,576); widen 'qo_idx' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
   out[0] = mask[(qo_idx * kv_len + kv_idx) / 8] + words[offset >> 5];
   const int pos = blockIdx.y * 4096 + threadIdx.x;
   out[1] = words[pos * 3 / block_size];              // negative: a division by a size

@@ -15,7 +15,7 @@ __global__ void on_chip(float *cache, const int *block_table, int page_stride) {
   float *p = &smem[0];
   p[page * page_stride] = 2.f;                       // negative: a pointer into shared memory
   regs[(page * page_stride) & 7] = 0.f;              // negative: a register array
-  // CHECK: on-chip.cu:[[@LINE+1]]:9: warning: 32-bit signed product 'page * page_stride' is used as a memory offset and wraps past 2^31: 'page' <= 8,388,607 ('block_table' is an entry of a table named like it: below Envelope.KvPages = 8,388,608) times 'page_stride' <= 16,384 ('page_stride' is named like it: Envelope.Stride = 16,384); widen 'page' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+  // CHECK: on-chip.cu:[[@LINE+1]]:9: warning: 32-bit signed product 'page * page_stride' is used as a memory offset and wraps past 2^31 in the training profile: 'page' <= 8,388,607 ('block_table' is an entry of a table named like it: below Envelope.KvPages = 8,388,608) times 'page_stride' <= 16,384 ('page_stride' is named like it: Envelope.Stride = 16,384); widen 'page' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
   cache[page * page_stride] = smem[threadIdx.x] + regs[threadIdx.x & 7];
 }
 
@@ -28,7 +28,7 @@ __global__ void dependent_cast(T *out, const int *block_table, int page_stride) 
   T *v_buf = (T *)smem;
   const int page = block_table[blockIdx.x];
   v_buf[page * page_stride] = T(0);                  // negative: a dependent cast of shared memory
-  // CHECK: on-chip.cu:[[@LINE+1]]:7: warning: 32-bit signed product 'page * page_stride' is used as a memory offset and wraps past 2^31: 'page' <= 8,388,607 ('block_table' is an entry of a table named like it: below Envelope.KvPages = 8,388,608) times 'page_stride' <= 16,384 ('page_stride' is named like it: Envelope.Stride = 16,384); widen 'page' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+  // CHECK: on-chip.cu:[[@LINE+1]]:7: warning: 32-bit signed product 'page * page_stride' is used as a memory offset and wraps past 2^31 in the training profile: 'page' <= 8,388,607 ('block_table' is an entry of a table named like it: below Envelope.KvPages = 8,388,608) times 'page_stride' <= 16,384 ('page_stride' is named like it: Envelope.Stride = 16,384); widen 'page' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
   out[page * page_stride] = v_buf[0];
 }
 
@@ -39,7 +39,7 @@ struct SharedStorage {
 
 __device__ void helper_smem(float *v_smem, float *dst, int page, int page_stride) {
   v_smem[page * page_stride] = 1.f;                  // negative: a helper's shared-memory parameter
-  // CHECK: on-chip.cu:[[@LINE+1]]:7: warning: 32-bit signed product 'page * page_stride' is used as a memory offset and wraps past 2^31: 'page' <= 8,388,607 ('page' is named like it: below Envelope.KvPages = 8,388,608) times 'page_stride' <= 16,384 ('page_stride' is named like it: Envelope.Stride = 16,384); widen 'page' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+  // CHECK: on-chip.cu:[[@LINE+1]]:7: warning: 32-bit signed product 'page * page_stride' is used as a memory offset and wraps past 2^31 in the training profile: 'page' <= 8,388,607 ('page' is named like it: below Envelope.KvPages = 8,388,608) times 'page_stride' <= 16,384 ('page_stride' is named like it: Envelope.Stride = 16,384); widen 'page' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
   dst[page * page_stride] = 1.f;                     // positive: the same product into global memory
 }
 
@@ -75,7 +75,7 @@ __device__ void smem_helper(SmemT &smem, int state_buf, int d_per_cta, int dstat
 
 template <typename ParamsT>
 __device__ void params_helper(ParamsT &params, int state_buf, int d_per_cta, int dstate) {
-  // CHECK: on-chip.cu:[[@LINE+1]]:56: warning: 32-bit signed product 'state_buf * d_per_cta * dstate' is used as a memory offset and wraps past 2^31: 'state_buf * d_per_cta' <= 67,092,481 ('state_buf' is bounded by no fact: below Envelope.Unknown = 8,192) times 'dstate' <= 576 ('dstate' is named like it: Envelope.HeadDim = 576); widen 'state_buf' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+  // CHECK: on-chip.cu:[[@LINE+1]]:56: warning: 32-bit signed product 'state_buf * d_per_cta * dstate' is used as a memory offset and wraps past 2^31 in the training profile: 'state_buf * d_per_cta' <= 67,092,481 ('state_buf' is bounded by no fact: below Envelope.Unknown = 8,192) times 'dstate' <= 576 ('dstate' is named like it: Envelope.HeadDim = 576); widen 'state_buf' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
   float *s = reinterpret_cast<float *>(params.state) + state_buf * d_per_cta * dstate; // positive: the same through `params`
   s[threadIdx.x] = 0.f;
 }
@@ -87,7 +87,7 @@ struct StageLoader {
   __device__ void stage(int stage_idx, int page, int page_stride) {
     unsigned short *s = smem_b + stage_idx * tile_n * tile_k; // negative: a member of `this` named for shared memory
     s[threadIdx.x] = 0;
-    // CHECK: on-chip.cu:[[@LINE+1]]:12: warning: 32-bit signed product 'page * page_stride' is used as a memory offset and wraps past 2^31: 'page' <= 8,388,607 ('page' is named like it: below Envelope.KvPages = 8,388,608) times 'page_stride' <= 16,384 ('page_stride' is named like it: Envelope.Stride = 16,384); widen 'page' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+    // CHECK: on-chip.cu:[[@LINE+1]]:12: warning: 32-bit signed product 'page * page_stride' is used as a memory offset and wraps past 2^31 in the training profile: 'page' <= 8,388,607 ('page' is named like it: below Envelope.KvPages = 8,388,608) times 'page_stride' <= 16,384 ('page_stride' is named like it: Envelope.Stride = 16,384); widen 'page' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
     gmem_b[page * page_stride + threadIdx.x] = s[0]; // positive: a member of `this` in global memory
   }
 };
@@ -98,6 +98,6 @@ struct GlobalView {
 };
 __global__ void global_member(GlobalView v, const int *block_table) {
   const int page = block_table[blockIdx.x];
-  // CHECK: on-chip.cu:[[@LINE+1]]:11: warning: 32-bit signed product 'page * v.page_stride' is used as a memory offset and wraps past 2^31: 'page' <= 8,388,607 ('block_table' is an entry of a table named like it: below Envelope.KvPages = 8,388,608) times 'v.page_stride' <= 16,384 ('page_stride' is named like it: Envelope.Stride = 16,384); widen 'page' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+  // CHECK: on-chip.cu:[[@LINE+1]]:11: warning: 32-bit signed product 'page * v.page_stride' is used as a memory offset and wraps past 2^31 in the training profile: 'page' <= 8,388,607 ('block_table' is an entry of a table named like it: below Envelope.KvPages = 8,388,608) times 'v.page_stride' <= 16,384 ('page_stride' is named like it: Envelope.Stride = 16,384); widen 'page' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
   v.cache[page * v.page_stride] = 0.f;             // positive: a struct's pointer into global memory
 }

@@ -31,7 +31,7 @@ __global__ void moe_reduce_rows_wide(float *input, int64_t numel, int hidden_dim
   int token_id = token_ids[blockIdx.x];
   if (token_id >= num_token)
     return;
-  // CHECK: quotient.cu:[[@LINE+1]]:9: warning: 32-bit signed product 'token_id * hidden_dim' is used as a memory offset and wraps past 2^31: 'token_id' <= 1,048,575 ('token_ids' is an entry of a table named like it: below Envelope.Tokens = 1,048,576) times 'hidden_dim' <= 16,384 ('hidden_dim' is named like it: Envelope.Hidden = 16,384); widen 'token_id' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+  // CHECK: quotient.cu:[[@LINE+1]]:9: warning: 32-bit signed product 'token_id * hidden_dim' is used as a memory offset and wraps past 2^31 in the training profile: 'token_id' <= 1,048,575 ('token_ids' is an entry of a table named like it: below Envelope.Tokens = 1,048,576) times 'hidden_dim' <= 16,384 ('hidden_dim' is named like it: Envelope.Hidden = 16,384); widen 'token_id' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
   input[token_id * hidden_dim + threadIdx.x] = 0.f;
 }
 
@@ -60,7 +60,7 @@ __global__ void tile_times_page(float *cache, int num_pages, int page_elems, con
   int tile = pages[blockIdx.x];
   if (tile >= n_tiles)
     return;
-  // CHECK: quotient.cu:[[@LINE+1]]:9: warning: 32-bit signed product 'tile * 16 * page_elems' is used as a memory offset and wraps past 2^31: 'tile * 16' <= 8,388,592 ('num_pages' is named like it: Envelope.KvPages = 8,388,608) times 'page_elems' <= 8,388,607 ('page_elems' is named like it: below Envelope.KvPages = 8,388,608); widen 'tile' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+  // CHECK: quotient.cu:[[@LINE+1]]:9: warning: 32-bit signed product 'tile * 16 * page_elems' is used as a memory offset and wraps past 2^31 in the training profile: 'tile * 16' <= 8,388,592 ('num_pages' is named like it: Envelope.KvPages = 8,388,608) times 'page_elems' <= 8,388,607 ('page_elems' is named like it: below Envelope.KvPages = 8,388,608); widen 'tile' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
   cache[tile * 16 * page_elems] = 0.f;
 }
 
@@ -79,7 +79,7 @@ __global__ void fill_rows_x8(float *out, const float *vals, int numel, int cols)
   int row = blockIdx.x;
   if (row >= numel / cols)
     return;
-  // CHECK: quotient.cu:[[@LINE+1]]:7: warning: 32-bit signed product 'row * cols * 8' is used as a memory offset and wraps past 2^31: 'row * cols' <= 536,797,185 ('blockIdx.x' spans a grid the launcher does not show: below Envelope.Grid = 65,536) times '8' = 8; it wraps once 'row * cols' >= 268,435,456; widen 'row' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+  // CHECK: quotient.cu:[[@LINE+1]]:7: warning: 32-bit signed product 'row * cols * 8' is used as a memory offset and wraps past 2^31 in the training profile: 'row * cols' <= 536,797,185 ('blockIdx.x' spans a grid the launcher does not show: below Envelope.Grid = 65,536) times '8' = 8; it wraps once 'row * cols' >= 268,435,456; widen 'row' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
   out[row * cols * 8 + threadIdx.x] = vals[row];
 }
 
@@ -113,7 +113,7 @@ __global__ void key_cache_in_page_wide(float *key_cache, const int64_t *slot_map
   const int i = threadIdx.x;
   if (i >= num_heads * h_block_count) return;
   const int h_block = i % h_block_count;
-  // CHECK: quotient.cu:[[@LINE+1]]:33: warning: 32-bit signed product 'h_block * block_size * width' is used as a memory offset and wraps past 2^31: 'h_block * block_size' <= 588,800 ('block_size' is named like it: Envelope.BlockSize = 1,024) times 'width' <= 8,191 ('width' is bounded by no fact: below Envelope.Unknown = 8,192); widen 'h_block' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+  // CHECK: quotient.cu:[[@LINE+1]]:33: warning: 32-bit signed product 'h_block * block_size * width' is used as a memory offset and wraps past 2^31 in the training profile: 'h_block * block_size' <= 588,800 ('block_size' is named like it: Envelope.BlockSize = 1,024) times 'width' <= 8,191 ('width' is bounded by no fact: below Envelope.Unknown = 8,192); widen 'h_block' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
   key_cache[block_idx * width + h_block * block_size * width] = 0.f;
 }
 
@@ -135,7 +135,7 @@ __global__ void in_page_offset_other(float *cache, const int *slot_mapping, int 
   if (slot < 0) return;
   const int block_id = slot / block_size;
   const int off = slot - block_id * width;
-  // CHECK: quotient.cu:[[@LINE+1]]:9: warning: 32-bit signed product 'off * stride_t' is used as a memory offset and wraps past 2^31: 'off' <= 8,388,607 ('slot_mapping' is an entry of a table named like it: below Envelope.KvSlots = 8,388,608) times 'stride_t' <= 16,384 ('stride_t' is named like it: Envelope.Stride = 16,384); widen 'off' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+  // CHECK: quotient.cu:[[@LINE+1]]:9: warning: 32-bit signed product 'off * stride_t' is used as a memory offset and wraps past 2^31 in the training profile: 'off' <= 8,388,607 ('slot_mapping' is an entry of a table named like it: below Envelope.KvSlots = 8,388,608) times 'stride_t' <= 16,384 ('stride_t' is named like it: Envelope.Stride = 16,384); widen 'off' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
   cache[off * stride_t + threadIdx.x] = 0.f;
 }
 
@@ -153,7 +153,7 @@ __global__ void shuffled_v_slot(float *cache, const int *slot_mapping, int head_
 __global__ void shuffled_v_slot_other(float *cache, const int *slot_mapping, int head_size, int x,
                                       int y, int page_size) {
   const int slot = slot_mapping[blockIdx.x] % page_size;
-  // CHECK: quotient.cu:[[@LINE+1]]:9: warning: 32-bit signed product '(slot / x) * head_size * y' is used as a memory offset and wraps past 2^31: '(slot / x) * head_size' <= 589,248 ('x' is bounded by no fact: below Envelope.Unknown = 8,192) times 'y' <= 8,191 ('y' is bounded by no fact: below Envelope.Unknown = 8,192); widen 'slot / x' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+  // CHECK: quotient.cu:[[@LINE+1]]:9: warning: 32-bit signed product '(slot / x) * head_size * y' is used as a memory offset and wraps past 2^31 in the training profile: '(slot / x) * head_size' <= 589,248 ('x' is bounded by no fact: below Envelope.Unknown = 8,192) times 'y' <= 8,191 ('y' is bounded by no fact: below Envelope.Unknown = 8,192); widen 'slot / x' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
   cache[(slot / x) * head_size * y + slot % x] = 0.f;
 }
 
@@ -177,6 +177,6 @@ __global__ void paged_block_start_other(float *k, const int *block_table, int n_
                                         int page_block_size, int k_row_stride) {
   const int block_table_idx =
       block_table == nullptr ? 0 : (n_block_max - 1) * kBlockN / page_block_size;
-  // CHECK: quotient.cu:[[@LINE+1]]:5: warning: 32-bit signed product 'block_table_idx * k_row_stride' is used as a memory offset and wraps past 2^31: 'block_table_idx' <= 8,387,584 ('n_block_max' is bounded by no fact: Envelope.Unknown = 8,192) times 'k_row_stride' <= 16,384 ('k_row_stride' is named like it: Envelope.Stride = 16,384); widen 'block_table_idx' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+  // CHECK: quotient.cu:[[@LINE+1]]:5: warning: 32-bit signed product 'block_table_idx * k_row_stride' is used as a memory offset and wraps past 2^31 in the training profile: 'block_table_idx' <= 8,387,584 ('n_block_max' is bounded by no fact: Envelope.Unknown = 8,192) times 'k_row_stride' <= 16,384 ('k_row_stride' is named like it: Envelope.Stride = 16,384); widen 'block_table_idx' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
   k[block_table_idx * k_row_stride + threadIdx.x] = 0.f;
 }

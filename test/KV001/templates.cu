@@ -12,7 +12,7 @@ __global__ void reshape_and_cache(const scalar_t *key, cache_t *key_cache, const
                                   int block_stride, int head_size) {
   int block_idx = block_table[blockIdx.x];
   for (int i = threadIdx.x; i < head_size; i += blockDim.x) {
-    // CHECK: templates.cu:[[@LINE+1]]:15: warning: 32-bit signed product 'block_idx * block_stride' is used as a memory offset and wraps past 2^31: 'block_idx' <= 8,388,607 ('block_table' is an entry of a table named like it: below Envelope.KvPages = 8,388,608) times 'block_stride' <= 16,384 ('block_stride' is named like it: Envelope.Stride = 16,384); widen 'block_idx' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+    // CHECK: templates.cu:[[@LINE+1]]:15: warning: 32-bit signed product 'block_idx * block_stride' is used as a memory offset and wraps past 2^31 in the training profile: 'block_idx' <= 8,388,607 ('block_table' is an entry of a table named like it: below Envelope.KvPages = 8,388,608) times 'block_stride' <= 16,384 ('block_stride' is named like it: Envelope.Stride = 16,384); widen 'block_idx' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
     key_cache[block_idx * block_stride + i] = cache_t(key[i]);
   }
 }
@@ -21,7 +21,7 @@ __global__ void reshape_and_cache(const scalar_t *key, cache_t *key_cache, const
 template <typename T>
 __global__ void copy_pages(T *dst, const T *src, const int *pages, int page_elems) {
   int page = pages[blockIdx.x];
-  // CHECK: templates.cu:[[@LINE+1]]:7: warning: 32-bit signed product 'page * page_elems' is used as a memory offset and wraps past 2^31: 'page' <= 8,388,607 ('pages' is an entry of a table named like it: below Envelope.KvPages = 8,388,608) times 'page_elems' <= 8,388,607 ('page_elems' is named like it: below Envelope.KvPages = 8,388,608); widen 'page' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+  // CHECK: templates.cu:[[@LINE+1]]:7: warning: 32-bit signed product 'page * page_elems' is used as a memory offset and wraps past 2^31 in the training profile: 'page' <= 8,388,607 ('pages' is an entry of a table named like it: below Envelope.KvPages = 8,388,608) times 'page_elems' <= 8,388,607 ('page_elems' is named like it: below Envelope.KvPages = 8,388,608); widen 'page' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
   dst[page * page_elems + threadIdx.x] = src[threadIdx.x];
 }
 template __global__ void copy_pages<float>(float *, const float *, const int *, int);
@@ -33,7 +33,7 @@ struct PagedView {
   int page_stride;
   template <int kHeadDim>
   __device__ float *head_ptr(int page, int head) const {
-    // CHECK: templates.cu:[[@LINE+1]]:19: warning: 32-bit signed product 'page * page_stride' is used as a memory offset and wraps past 2^31: 'page' <= 8,388,607 ('page' is named like it: below Envelope.KvPages = 8,388,608) times 'page_stride' <= 16,384 ('page_stride' is named like it: Envelope.Stride = 16,384); widen 'page' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+    // CHECK: templates.cu:[[@LINE+1]]:19: warning: 32-bit signed product 'page * page_stride' is used as a memory offset and wraps past 2^31 in the training profile: 'page' <= 8,388,607 ('page' is named like it: below Envelope.KvPages = 8,388,608) times 'page_stride' <= 16,384 ('page_stride' is named like it: Envelope.Stride = 16,384); widen 'page' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
     return data + page * page_stride + head * kHeadDim;
   }
 };
@@ -74,7 +74,7 @@ template __global__ void gather_rows<1024>(float *, const float *, const int *);
 template <int kHiddenDim>
 __global__ void gather_hidden(float *out, const float *w, const int *token_ids) {
   int tok = token_ids[blockIdx.x];
-  // CHECK: templates.cu:[[@LINE+1]]:41: warning: 32-bit signed product 'tok * kHiddenDim' is used as a memory offset and wraps past 2^31: 'tok' <= 1,048,575 ('token_ids' is an entry of a table named like it: below Envelope.Tokens = 1,048,576) times 'kHiddenDim' = 7,168; it wraps once 'tok' >= 299,594; widen 'tok' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+  // CHECK: templates.cu:[[@LINE+1]]:41: warning: 32-bit signed product 'tok * kHiddenDim' is used as a memory offset and wraps past 2^31 in the training profile: 'tok' <= 1,048,575 ('token_ids' is an entry of a table named like it: below Envelope.Tokens = 1,048,576) times 'kHiddenDim' = 7,168; it wraps once 'tok' >= 299,594; widen 'tok' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
   out[blockIdx.x * 2 + threadIdx.x] = w[tok * kHiddenDim + threadIdx.x];
 }
 template __global__ void gather_hidden<7168>(float *, const float *, const int *);

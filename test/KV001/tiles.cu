@@ -28,7 +28,7 @@ __global__ void token_rows(const float *in, float *out, int num_tokens, int rows
                            int hidden_size) {
   const int first = blockIdx.x * rows_per_block;
   // Positive: the tile start is below num_tokens; times the hidden size it is not.
-  // CHECK: tiles.cu:[[@LINE+1]]:7: warning: 32-bit unsigned product '(first + threadIdx.y) * hidden_size' is used as a memory offset and wraps past 2^32: 'first + threadIdx.y' <= 1,049,598 ('blockIdx.x * rows_per_block' is a tile of a grid of cdiv(num_tokens, rows_per_block) programs, below num_tokens ('num_tokens' is named like it: Envelope.Tokens = 1,048,576)) times 'hidden_size' <= 16,384 ('hidden_size' is named like it: Envelope.Hidden = 16,384); widen 'first + threadIdx.y' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+  // CHECK: tiles.cu:[[@LINE+1]]:7: warning: 32-bit unsigned product '(first + threadIdx.y) * hidden_size' is used as a memory offset and wraps past 2^32 in the training profile: 'first + threadIdx.y' <= 1,049,598 ('blockIdx.x * rows_per_block' is a tile of a grid of cdiv(num_tokens, rows_per_block) programs, below num_tokens ('num_tokens' is named like it: Envelope.Tokens = 1,048,576)) times 'hidden_size' <= 16,384 ('hidden_size' is named like it: Envelope.Hidden = 16,384); widen 'first + threadIdx.y' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
   out[(first + threadIdx.y) * hidden_size + threadIdx.x] = 0.f;
 }
 
@@ -40,7 +40,7 @@ void launch_token_rows(const float *in, float *out, int num_tokens, int rows_per
 
 __global__ void other_divisor(float *out, int num_tokens, int rows_per_block, int tile) {
   // Positive: the grid divides by rows_per_block; the kernel multiplies by tile.
-  // CHECK: tiles.cu:[[@LINE+1]]:7: warning: 32-bit unsigned product 'blockIdx.x * tile * 4096' is used as a memory offset and wraps past 2^32: 'blockIdx.x * tile' <= 8,588,877,825 (the grid spans num_tokens ('num_tokens' is named like it: Envelope.Tokens = 1,048,576)) times '4096' = 4,096; it wraps once 'blockIdx.x * tile' >= 1,048,576; widen 'blockIdx.x' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+  // CHECK: tiles.cu:[[@LINE+1]]:7: warning: 32-bit unsigned product 'blockIdx.x * tile * 4096' is used as a memory offset and wraps past 2^32 in the training profile: 'blockIdx.x * tile' <= 8,588,877,825 (the grid spans num_tokens ('num_tokens' is named like it: Envelope.Tokens = 1,048,576)) times '4096' = 4,096; it wraps once 'blockIdx.x * tile' >= 1,048,576; widen 'blockIdx.x' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
   out[blockIdx.x * tile * 4096 + threadIdx.x] = 0.f;
 }
 

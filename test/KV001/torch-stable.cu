@@ -47,7 +47,7 @@ __global__ void silu_mul_group_quant(float *scales, scalar_t *out, const scalar_
   const int input_stride = hidden_size * 2;
   // Positive: a token of the launcher's num_tokens times two hidden rows
   // (1M x 32,768).
-  // CHECK: torch-stable.cu:[[@LINE+1]]:32: warning: 32-bit signed product 'token_idx * input_stride' is used as a memory offset and wraps past 2^31: 'token_idx' <= 1,048,575 (the grid spans num_tokens ('num_tokens' is named like it: Envelope.Tokens = 1,048,576)) times 'input_stride' <= 32,768 ('hidden_size' is named like it: Envelope.Hidden = 16,384); widen 'token_idx' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+  // CHECK: torch-stable.cu:[[@LINE+1]]:32: warning: 32-bit signed product 'token_idx * input_stride' is used as a memory offset and wraps past 2^31 in the training profile: 'token_idx' <= 1,048,575 (the grid spans num_tokens ('num_tokens' is named like it: Envelope.Tokens = 1,048,576)) times 'input_stride' <= 32,768 ('hidden_size' is named like it: Envelope.Hidden = 16,384); widen 'token_idx' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
   const scalar_t *in = input + token_idx * input_stride + group_idx * group_size;
   // Negative: the scales row is num_groups = hidden_size / 128 wide (at most
   // 128 groups at hidden 16,384): the launcher's grid says so.

@@ -12,7 +12,7 @@ __global__ void hip_store(const float *key, float *key_cache, const int64_t *slo
                           int64_t head_size) {
   const int64_t slot = slot_mapping[hipBlockIdx_x];
   key_cache[slot * head_size + hipThreadIdx_x] = key[hipBlockIdx_x * head_size + hipThreadIdx_x];
-  // CHECK: hip.hip:[[@LINE-1]]:3: warning: store address is computed from slot 'slot' read from 'slot_mapping' with no guard that skips the pad slot (-1){{.*}}; return early on 'slot < 0' [kvlint-unchecked-pad-slot]
+  // CHECK: hip.hip:[[@LINE-1]]:3: warning: store address is computed from slot 'slot' read from 'slot_mapping' with no guard that skips the pad slot (-1){{.*}}{{.*}}; store only when 'slot >= 0' [kvlint-unchecked-pad-slot]
 }
 
 // Negative: the same store after an early return on the pad.

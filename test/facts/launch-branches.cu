@@ -5,7 +5,8 @@
 // an early return is not read; a value the launcher writes keeps no bound.
 // RUN: %if kvlint %{ %kvlint --dump-ir %s > %t || true %}
 // RUN: %if kvlint %{ FileCheck %s < %t %}
-// RUN: %if kvlint %{ not %kvlint --checks=KV001 %s | FileCheck %s --check-prefix=KV --implicit-check-not=warning: %}
+// The sizes are a 1M-token batch's: the training profile (issue 24).
+// RUN: %if kvlint %{ not %kvlint --checks=KV001 --option=Profile=training %s | FileCheck %s --check-prefix=KV --implicit-check-not=warning: %}
 
 // CHECK-LABEL: function gemm_guarded (cuda, kernel)
 // CHECK-DAG: (Param:i32 size_m [0,63])
@@ -75,7 +76,7 @@ __global__ void gemm_rescaled(float *c, int size_m, int size_n) {
   int m = blockIdx.y * 16 + threadIdx.y;
   if (m >= size_m)
     return;
-  // KV: launch-branches.cu:[[@LINE+1]]:5: warning: 32-bit signed product 'm * size_n' is used as a memory offset and wraps past 2^31: 'm' <= 1,048,574 ('size_m' is named like it: below Envelope.Tokens = 1,048,576) times 'size_n' <= 8,191 ('size_n' is bounded by no fact: below Envelope.Unknown = 8,192); widen 'm' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+  // KV: launch-branches.cu:[[@LINE+1]]:5: warning: 32-bit signed product 'm * size_n' is used as a memory offset and wraps past 2^31 in the training profile: 'm' <= 1,048,574 ('size_m' is named like it: below Envelope.Tokens = 1,048,576) times 'size_n' <= 8,191 ('size_n' is bounded by no fact: below Envelope.Unknown = 8,192); widen 'm' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
   c[m * size_n + threadIdx.x] = 0.f;
 }
 void launch_rescaled(float *c, int size_m, int size_n, int chunks) {

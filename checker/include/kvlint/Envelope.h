@@ -18,6 +18,14 @@
 //   Envelope.<Key>          the dimension's upper bound
 //   Envelope.<Key>.Names    its name pattern (Pattern.h, case-insensitive)
 //   Envelope.LatentScale    how far beyond the envelope the latent level looks
+//   Envelope.Inference.<Key>, Envelope.Training.<Key>   one profile's bound
+//   Profile                 auto | inference | training (per directory in
+//                           .kvlint.yaml): the profile every kernel is judged in
+//
+// Two profiles (docs/envelope.md): inference (a serving step: 131,072 tokens)
+// and training (a varlen batch of 1M tokens). A kernel is judged in the
+// profile its callers put it in (Function::Prof: a kernel launched only from
+// an autograd.Function's forward/backward is training), else inference.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KVLINT_ENVELOPE_H
@@ -35,16 +43,24 @@ namespace kvlint {
 
 struct Dimension {
   std::string Key;    ///< "Tokens": option Envelope.Tokens
-  int64_t Max = 0;    ///< values of this dimension are at most Max
+  int64_t Max = 0;    ///< values of this dimension are at most Max (in this profile)
   std::string Names;  ///< value names that denote it (regex)
   std::string Source; ///< why the default, one line
   Pattern Re;         ///< Names, compiled
 };
 
+const char *profileName(Profile P);
+
+/// The profile a function is judged in: the Profile option when it names
+/// one, else what its callers show (Function::Prof), else inference. Why
+/// says which, for messages.
+Profile chooseProfile(const Function &F, const std::string &Option, std::string &Why);
+
 class Envelope {
 public:
-  /// The default envelope.
-  Envelope();
+  /// The default envelope of a profile (Unknown: inference).
+  explicit Envelope(Profile P = Profile::Inference);
+  Profile profile() const { return Prof; }
 
   /// The option specs (Envelope.<Key>, Envelope.<Key>.Names, LatentScale)
   /// with their defaults, for --list-rules and the clang-tidy plugin.
@@ -73,6 +89,7 @@ public:
 private:
   std::vector<Dimension> Dims;
   int64_t LatentScale = 16;
+  Profile Prof = Profile::Inference;
 };
 
 /// The last component of a member path, without a constant's k prefix:

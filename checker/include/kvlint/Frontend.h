@@ -50,6 +50,11 @@ public:
   /// The integer type every tensor named Name is made as; unknown if none.
   IntTy dtypeOf(const std::string &Name) const;
   size_t knownNames() const;
+  /// Names the tree's Python writes a negative pad into (`x.fill_(-1)`,
+  /// `torch.full(..., PAD_SLOT_ID)`, `x[i] = -1`), keyed as
+  /// ProjectFacts::norm keys them; valid after finish().
+  const std::vector<NamedFact> &padWritten() const { return PadFacts; }
+  void pad(const std::string &Name, const std::string &Why); ///< for the reader
 
   // For the reader.
   void allocate(const std::string &Name, IntTy Ty); ///< unknown Ty: not an int table
@@ -82,6 +87,8 @@ private:
     bool Method;
   };
   std::vector<Positional> Calls;
+  std::map<std::string, std::string> Pads; ///< name -> the code that pads it
+  std::vector<NamedFact> PadFacts;
   Resolution resolve(const std::string &Name, unsigned Depth);
 };
 

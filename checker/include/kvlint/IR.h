@@ -207,6 +207,56 @@ struct Access {
   const Node *Value = nullptr; ///< Store: the value written, when the frontend sees one
                                ///< (an assignment's right side, tl.store's value)
   SrcRange Range;              ///< the whole access expression
+  /// Store (C++): the statement the store is written in, from its first
+  /// character through its ';' (`k_cache[i] = k[j];`), when it is an
+  /// expression statement of the function itself (not of an inlined helper,
+  /// not in a macro); invalid otherwise. Fix-its that guard the store wrap it.
+  SrcRange Stmt;
+  /// The leading whitespace of the line Stmt begins on (the file's
+  /// indentation there), for fix-its that add lines around it.
+  std::string Indent;
+};
+
+/// A barrier or warp collective the function executes (`__syncthreads()`,
+/// `__syncwarp`, `cg::sync`, `__shfl_*_sync`, `__ballot_sync`,
+/// `tl.debug_barrier()`): a thread that returns early before one leaves the
+/// others waiting (or reading an undefined lane). Fix-its never add an early
+/// return before one.
+struct SyncPoint {
+  std::string Name; ///< the callee as written
+  SrcLoc Loc;
+};
+
+/// The deployment profile a function is judged in (docs/envelope.md):
+/// inference (a serving step) or training (a varlen training batch).
+/// Unknown: no fact says; the rules take the configured default.
+enum class Profile : uint8_t { Unknown, Inference, Training };
+
+/// A fact about the code around a function that its own body does not show:
+/// a name and why it holds, for messages ("'slot_mapping': kernel
+/// 'pad_slots' stores -1 into it (file.py:12)").
+struct NamedFact {
+  std::string Name; ///< normalised (ProjectFacts::norm)
+  std::string Why;
+};
+
+/// Facts about the file and tree a function is in, filled after every
+/// function of the file is lowered (shareFileFacts) and from tree-wide facts
+/// the frontends gather; a project model may add cross-file ones later.
+struct ProjectFacts {
+  /// Tables the project writes a negative pad into (a kernel stores -1 or
+  /// PAD_SLOT_ID; `fill_(-1)`, `torch.full(..., -1)` in Python).
+  std::vector<NamedFact> PadWritten;
+  /// Tables a consumer tests for the pad (`if (slot < 0) return;`).
+  std::vector<NamedFact> PadChecked;
+  /// Row widths some function bounds a block-table column by
+  /// (`if (col >= block_table_stride)`).
+  std::vector<NamedFact> GuardedWidths;
+
+  /// A table or parameter name as the facts key it: lower case, without a
+  /// `_ptr` suffix or a plural `s` (`slot_mappings_ptr` -> `slot_mapping`).
+  static std::string norm(const std::string &Name);
+  static const NamedFact *find(const std::vector<NamedFact> &In, const std::string &Name);
 };
 
 /// A product that host code checks before it launches the function
@@ -272,6 +322,12 @@ struct Function {
       Both(N.DeclType);
     }
   }
+  std::vector<SyncPoint> Syncs;        ///< barriers and warp collectives it executes
+  ProjectFacts Facts;                  ///< what the file and the tree show around it
+  /// The profile its callers put it in (a kernel reached only from an
+  /// autograd.Function's forward/backward is Training), and why.
+  Profile Prof = Profile::Unknown;
+  std::string ProfileWhy;
 
   template <typename... Args> Node *make(Kind K, IntTy Ty, Args &&...Ops) {
     Nodes.emplace_back();
@@ -285,6 +341,13 @@ struct Function {
 private:
   std::deque<Node> Nodes; // stable addresses
 };
+
+/// Fills every function's Facts with what the file's functions show about
+/// each other (a kernel that stores the pad into a table, a consumer that
+/// tests it, a width a sibling bounds a column by), plus Extra (tree-wide
+/// facts the frontend gathered, already in PadWritten form).
+void shareFileFacts(std::vector<std::unique_ptr<Function>> &Fns,
+                    const std::vector<NamedFact> *ExtraPadWritten = nullptr);
 
 /// Looks through Var nodes (a use of a local is its assigned value).
 const Node *stripVars(const Node *N);

@@ -72,9 +72,9 @@ def norm_partials_checked(dw, T):
 def shift_short_after(x_ptr, y_ptr, D: tl.constexpr):
     i_t = tl.program_id(1)
     o_d = tl.arange(0, D)
-    # CHECK: branches.py:[[@LINE+1]]:25: warning: 32-bit signed product 'i_t * D' is used as a memory offset and wraps past 2^31: 'i_t' <= 131,070 (the grid spans T ('T' is named like it: below Envelope.SeqLen = 131,072)) times 'D' <= 65,536 ('D' is named like it: Envelope.Intermediate = 65,536); widen 'i_t' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+    # CHECK: branches.py:[[@LINE+1]]:25: warning: 32-bit signed product 'i_t * D' is used as a memory offset and wraps past 2^31 in the inference profile: 'i_t' <= 131,070 (the grid spans T ('T' is named like it: below Envelope.SeqLen = 131,072)) times 'D' <= 65,536 ('D' is named like it: Envelope.Intermediate = 65,536); widen 'i_t' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
     x = tl.load(x_ptr + i_t * D + o_d)
-    # CHECK: branches.py:[[@LINE+1]]:22: warning: 32-bit signed product 'i_t * D' is used as a memory offset and wraps past 2^31: 'i_t' <= 131,070 (the grid spans T ('T' is named like it: below Envelope.SeqLen = 131,072)) times 'D' <= 65,536 ('D' is named like it: Envelope.Intermediate = 65,536); widen 'i_t' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+    # CHECK: branches.py:[[@LINE+1]]:22: warning: 32-bit signed product 'i_t * D' is used as a memory offset and wraps past 2^31 in the inference profile: 'i_t' <= 131,070 (the grid spans T ('T' is named like it: below Envelope.SeqLen = 131,072)) times 'D' <= 65,536 ('D' is named like it: Envelope.Intermediate = 65,536); widen 'i_t' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
     tl.store(y_ptr + i_t * D + o_d, x)
 
 
@@ -90,9 +90,9 @@ def shift_after_branch(x, y):
 def shift_short_rebound(x_ptr, y_ptr, D: tl.constexpr):
     i_t = tl.program_id(1)
     o_d = tl.arange(0, D)
-    # CHECK: branches.py:[[@LINE+1]]:25: warning: 32-bit signed product 'i_t * D' is used as a memory offset and wraps past 2^31: 'i_t' <= 131,070 (the grid spans T ('T' is named like it: below Envelope.SeqLen = 131,072)) times 'D' <= 65,536 ('D' is named like it: Envelope.Intermediate = 65,536); widen 'i_t' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+    # CHECK: branches.py:[[@LINE+1]]:25: warning: 32-bit signed product 'i_t * D' is used as a memory offset and wraps past 2^31 in the inference profile: 'i_t' <= 131,070 (the grid spans T ('T' is named like it: below Envelope.SeqLen = 131,072)) times 'D' <= 65,536 ('D' is named like it: Envelope.Intermediate = 65,536); widen 'i_t' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
     x = tl.load(x_ptr + i_t * D + o_d)
-    # CHECK: branches.py:[[@LINE+1]]:22: warning: 32-bit signed product 'i_t * D' is used as a memory offset and wraps past 2^31: 'i_t' <= 131,070 (the grid spans T ('T' is named like it: below Envelope.SeqLen = 131,072)) times 'D' <= 65,536 ('D' is named like it: Envelope.Intermediate = 65,536); widen 'i_t' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+    # CHECK: branches.py:[[@LINE+1]]:22: warning: 32-bit signed product 'i_t * D' is used as a memory offset and wraps past 2^31 in the inference profile: 'i_t' <= 131,070 (the grid spans T ('T' is named like it: below Envelope.SeqLen = 131,072)) times 'D' <= 65,536 ('D' is named like it: Envelope.Intermediate = 65,536); widen 'i_t' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
     tl.store(y_ptr + i_t * D + o_d, x)
 
 
@@ -108,9 +108,9 @@ def shift_rebound(x, y, chunks):
 def shift_short_or(x_ptr, y_ptr, D: tl.constexpr):
     i_t = tl.program_id(1)
     o_d = tl.arange(0, D)
-    # CHECK: branches.py:[[@LINE+1]]:25: warning: 32-bit signed product 'i_t * D' is used as a memory offset and wraps past 2^31: 'i_t' <= 131,070 (the grid spans T ('T' is named like it: below Envelope.SeqLen = 131,072)) times 'D' <= 65,536 ('D' is named like it: Envelope.Intermediate = 65,536); widen 'i_t' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+    # CHECK: branches.py:[[@LINE+1]]:25: warning: 32-bit signed product 'i_t * D' is used as a memory offset and wraps past 2^31 in the inference profile: 'i_t' <= 131,070 (the grid spans T ('T' is named like it: below Envelope.SeqLen = 131,072)) times 'D' <= 65,536 ('D' is named like it: Envelope.Intermediate = 65,536); widen 'i_t' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
     x = tl.load(x_ptr + i_t * D + o_d)
-    # CHECK: branches.py:[[@LINE+1]]:22: warning: 32-bit signed product 'i_t * D' is used as a memory offset and wraps past 2^31: 'i_t' <= 131,070 (the grid spans T ('T' is named like it: below Envelope.SeqLen = 131,072)) times 'D' <= 65,536 ('D' is named like it: Envelope.Intermediate = 65,536); widen 'i_t' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+    # CHECK: branches.py:[[@LINE+1]]:22: warning: 32-bit signed product 'i_t * D' is used as a memory offset and wraps past 2^31 in the inference profile: 'i_t' <= 131,070 (the grid spans T ('T' is named like it: below Envelope.SeqLen = 131,072)) times 'D' <= 65,536 ('D' is named like it: Envelope.Intermediate = 65,536); widen 'i_t' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
     tl.store(y_ptr + i_t * D + o_d, x)
 
 
@@ -140,9 +140,9 @@ def shift_asserted(x, y):
 def shift_short_asserted_rebound(x_ptr, y_ptr, D: tl.constexpr):
     i_t = tl.program_id(1)
     o_d = tl.arange(0, D)
-    # CHECK: branches.py:[[@LINE+1]]:25: warning: 32-bit signed product 'i_t * D' is used as a memory offset and wraps past 2^31: 'i_t' <= 131,070 (the grid spans T ('T' is named like it: below Envelope.SeqLen = 131,072)) times 'D' <= 65,536 ('D' is named like it: Envelope.Intermediate = 65,536); widen 'i_t' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+    # CHECK: branches.py:[[@LINE+1]]:25: warning: 32-bit signed product 'i_t * D' is used as a memory offset and wraps past 2^31 in the inference profile: 'i_t' <= 131,070 (the grid spans T ('T' is named like it: below Envelope.SeqLen = 131,072)) times 'D' <= 65,536 ('D' is named like it: Envelope.Intermediate = 65,536); widen 'i_t' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
     x = tl.load(x_ptr + i_t * D + o_d)
-    # CHECK: branches.py:[[@LINE+1]]:22: warning: 32-bit signed product 'i_t * D' is used as a memory offset and wraps past 2^31: 'i_t' <= 131,070 (the grid spans T ('T' is named like it: below Envelope.SeqLen = 131,072)) times 'D' <= 65,536 ('D' is named like it: Envelope.Intermediate = 65,536); widen 'i_t' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+    # CHECK: branches.py:[[@LINE+1]]:22: warning: 32-bit signed product 'i_t * D' is used as a memory offset and wraps past 2^31 in the inference profile: 'i_t' <= 131,070 (the grid spans T ('T' is named like it: below Envelope.SeqLen = 131,072)) times 'D' <= 65,536 ('D' is named like it: Envelope.Intermediate = 65,536); widen 'i_t' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
     tl.store(y_ptr + i_t * D + o_d, x)
 
 
@@ -188,9 +188,9 @@ def shift_by_flag_cleared(x, y, is_npu):
 def shift_short_flag_rebound(x_ptr, y_ptr, D: tl.constexpr):
     i_t = tl.program_id(1)
     o_d = tl.arange(0, D)
-    # CHECK: branches.py:[[@LINE+1]]:25: warning: 32-bit signed product 'i_t * D' is used as a memory offset and wraps past 2^31: 'i_t' <= 131,070 (the grid spans T ('T' is named like it: below Envelope.SeqLen = 131,072)) times 'D' <= 65,536 ('D' is named like it: Envelope.Intermediate = 65,536); widen 'i_t' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+    # CHECK: branches.py:[[@LINE+1]]:25: warning: 32-bit signed product 'i_t * D' is used as a memory offset and wraps past 2^31 in the inference profile: 'i_t' <= 131,070 (the grid spans T ('T' is named like it: below Envelope.SeqLen = 131,072)) times 'D' <= 65,536 ('D' is named like it: Envelope.Intermediate = 65,536); widen 'i_t' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
     x = tl.load(x_ptr + i_t * D + o_d)
-    # CHECK: branches.py:[[@LINE+1]]:22: warning: 32-bit signed product 'i_t * D' is used as a memory offset and wraps past 2^31: 'i_t' <= 131,070 (the grid spans T ('T' is named like it: below Envelope.SeqLen = 131,072)) times 'D' <= 65,536 ('D' is named like it: Envelope.Intermediate = 65,536); widen 'i_t' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+    # CHECK: branches.py:[[@LINE+1]]:22: warning: 32-bit signed product 'i_t * D' is used as a memory offset and wraps past 2^31 in the inference profile: 'i_t' <= 131,070 (the grid spans T ('T' is named like it: below Envelope.SeqLen = 131,072)) times 'D' <= 65,536 ('D' is named like it: Envelope.Intermediate = 65,536); widen 'i_t' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
     tl.store(y_ptr + i_t * D + o_d, x)
 
 
@@ -207,9 +207,9 @@ def shift_flag_rebound(x, y, chunks):
 def shift_short_two_flags(x_ptr, y_ptr, D: tl.constexpr):
     i_t = tl.program_id(1)
     o_d = tl.arange(0, D)
-    # CHECK: branches.py:[[@LINE+1]]:25: warning: 32-bit signed product 'i_t * D' is used as a memory offset and wraps past 2^31: 'i_t' <= 131,070 (the grid spans T ('T' is named like it: below Envelope.SeqLen = 131,072)) times 'D' <= 65,536 ('D' is named like it: Envelope.Intermediate = 65,536); widen 'i_t' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+    # CHECK: branches.py:[[@LINE+1]]:25: warning: 32-bit signed product 'i_t * D' is used as a memory offset and wraps past 2^31 in the inference profile: 'i_t' <= 131,070 (the grid spans T ('T' is named like it: below Envelope.SeqLen = 131,072)) times 'D' <= 65,536 ('D' is named like it: Envelope.Intermediate = 65,536); widen 'i_t' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
     x = tl.load(x_ptr + i_t * D + o_d)
-    # CHECK: branches.py:[[@LINE+1]]:22: warning: 32-bit signed product 'i_t * D' is used as a memory offset and wraps past 2^31: 'i_t' <= 131,070 (the grid spans T ('T' is named like it: below Envelope.SeqLen = 131,072)) times 'D' <= 65,536 ('D' is named like it: Envelope.Intermediate = 65,536); widen 'i_t' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+    # CHECK: branches.py:[[@LINE+1]]:22: warning: 32-bit signed product 'i_t * D' is used as a memory offset and wraps past 2^31 in the inference profile: 'i_t' <= 131,070 (the grid spans T ('T' is named like it: below Envelope.SeqLen = 131,072)) times 'D' <= 65,536 ('D' is named like it: Envelope.Intermediate = 65,536); widen 'i_t' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
     tl.store(y_ptr + i_t * D + o_d, x)
 
 
@@ -227,9 +227,9 @@ def shift_two_flags(x, y, force):
 def shift_short_grid_between(x_ptr, y_ptr, D: tl.constexpr):
     i_t = tl.program_id(1)
     o_d = tl.arange(0, D)
-    # CHECK: branches.py:[[@LINE+1]]:25: warning: 32-bit signed product 'i_t * D' is used as a memory offset and wraps past 2^31: 'i_t' <= 65,535 ('program_id(1)' spans a grid the launcher does not show: below Envelope.Grid = 65,536) times 'D' <= 65,536 ('D' is named like it: Envelope.Intermediate = 65,536); widen 'i_t' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+    # CHECK: branches.py:[[@LINE+1]]:25: warning: 32-bit signed product 'i_t * D' is used as a memory offset and wraps past 2^31 in the inference profile: 'i_t' <= 65,535 ('program_id(1)' spans a grid the launcher does not show: below Envelope.Grid = 65,536) times 'D' <= 65,536 ('D' is named like it: Envelope.Intermediate = 65,536); widen 'i_t' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
     x = tl.load(x_ptr + i_t * D + o_d)
-    # CHECK: branches.py:[[@LINE+1]]:22: warning: 32-bit signed product 'i_t * D' is used as a memory offset and wraps past 2^31: 'i_t' <= 65,535 ('program_id(1)' spans a grid the launcher does not show: below Envelope.Grid = 65,536) times 'D' <= 65,536 ('D' is named like it: Envelope.Intermediate = 65,536); widen 'i_t' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+    # CHECK: branches.py:[[@LINE+1]]:22: warning: 32-bit signed product 'i_t * D' is used as a memory offset and wraps past 2^31 in the inference profile: 'i_t' <= 65,535 ('program_id(1)' spans a grid the launcher does not show: below Envelope.Grid = 65,536) times 'D' <= 65,536 ('D' is named like it: Envelope.Intermediate = 65,536); widen 'i_t' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
     tl.store(y_ptr + i_t * D + o_d, x)
 
 

@@ -5,7 +5,9 @@
 # (`assert n_elements < 2**31`) bounds a grid of cdiv(n_elements, BLOCK), and
 # so pid * BLOCK. Negatives from a blind held-out set; each has a positive
 # twin (the assert after the launch, a row twice what was asserted).
-# RUN: %if kvlint %{ not %kvlint --per-site --checks=KV001 %s | FileCheck %s --implicit-check-not=warning: %}
+# The sizes below are written against a 1M-token batch: the training
+# profile's (issue 24); the inference profile stops at 131,072 tokens.
+# RUN: %if kvlint %{ not %kvlint --option=Profile=training --per-site --checks=KV001 %s | FileCheck %s --implicit-check-not=warning: %}
 import torch
 import triton
 import triton.language as tl
@@ -30,9 +32,9 @@ def add_rows_checked(x, r):
 def add_rows_late(x_ptr, r_ptr, stride, n_cols, BLOCK: tl.constexpr):
     row = tl.program_id(0)
     cols = tl.arange(0, BLOCK)
-    # CHECK: checked.py:[[@LINE+1]]:25: warning: 32-bit signed product 'row * stride' is used as a memory offset and wraps past 2^31: 'row' <= 1,048,575 (the grid spans n_rows ('n_rows' is named like it: Envelope.Tokens = 1,048,576)) times 'stride' <= 16,384 ('stride' is named like it: Envelope.Stride = 16,384); widen 'row' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+    # CHECK: checked.py:[[@LINE+1]]:25: warning: 32-bit signed product 'row * stride' is used as a memory offset and wraps past 2^31 in the training profile: 'row' <= 1,048,575 (the grid spans n_rows ('n_rows' is named like it: Envelope.Tokens = 1,048,576)) times 'stride' <= 16,384 ('stride' is named like it: Envelope.Stride = 16,384); widen 'row' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
     x = tl.load(x_ptr + row * stride + cols, mask=cols < n_cols)
-    # CHECK: checked.py:[[@LINE+1]]:22: warning: 32-bit signed product 'row * stride' is used as a memory offset and wraps past 2^31: 'row' <= 1,048,575 (the grid spans n_rows ('n_rows' is named like it: Envelope.Tokens = 1,048,576)) times 'stride' <= 16,384 ('stride' is named like it: Envelope.Stride = 16,384); widen 'row' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+    # CHECK: checked.py:[[@LINE+1]]:22: warning: 32-bit signed product 'row * stride' is used as a memory offset and wraps past 2^31 in the training profile: 'row' <= 1,048,575 (the grid spans n_rows ('n_rows' is named like it: Envelope.Tokens = 1,048,576)) times 'stride' <= 16,384 ('stride' is named like it: Envelope.Stride = 16,384); widen 'row' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
     tl.store(r_ptr + row * stride + cols, x, mask=cols < n_cols)
 
 
@@ -63,7 +65,7 @@ def quant_flat_launch(x, out):
 def gate_up_rows(x_ptr, stride, n_cols, BLOCK: tl.constexpr):
     row = tl.program_id(0)
     cols = tl.arange(0, BLOCK)
-    # CHECK: checked.py:[[@LINE+1]]:22: warning: 32-bit signed product 'row * 2 * stride' is used as a memory offset and wraps past 2^31: 'row * 2' <= 2,097,150 (the grid spans n_rows ('n_rows' is named like it: Envelope.Tokens = 1,048,576)) times 'stride' <= 16,384 ('stride' is named like it: Envelope.Stride = 16,384); widen 'row' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+    # CHECK: checked.py:[[@LINE+1]]:22: warning: 32-bit signed product 'row * 2 * stride' is used as a memory offset and wraps past 2^31 in the training profile: 'row * 2' <= 2,097,150 (the grid spans n_rows ('n_rows' is named like it: Envelope.Tokens = 1,048,576)) times 'stride' <= 16,384 ('stride' is named like it: Envelope.Stride = 16,384); widen 'row' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
     tl.store(x_ptr + row * 2 * stride + cols, 0.0, mask=cols < n_cols)
 
 

@@ -40,7 +40,7 @@ def ramp(x_ptr, n, BLOCK: tl.constexpr):
 def gather_rows(src_ptr, out_ptr, scale, hidden_size, BLOCK: tl.constexpr):
     pid = tl.program_id(0)
     src_row = tl.math.floor(pid.to(tl.float32) * scale).to(tl.int32)
-    # CHECK: floats.py:[[@LINE+1]]:27: warning: 32-bit signed product 'src_row * hidden_size * 64' is used as a memory offset and wraps past 2^31: 'src_row * hidden_size' <= 134,201,344 ('hidden_size' is named like it: Envelope.Hidden = 16,384) times '64' = 64; it wraps once 'src_row * hidden_size' >= 33,554,432; widen 'src_row' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+    # CHECK: floats.py:[[@LINE+1]]:27: warning: 32-bit signed product 'src_row * hidden_size * 64' is used as a memory offset and wraps past 2^31 in the inference profile: 'src_row * hidden_size' <= 134,201,344 ('hidden_size' is named like it: Envelope.Hidden = 16,384) times '64' = 64; it wraps once 'src_row * hidden_size' >= 33,554,432; widen 'src_row' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
     x = tl.load(src_ptr + src_row * hidden_size * 64 + tl.arange(0, BLOCK))
     tl.store(out_ptr + pid * BLOCK + tl.arange(0, BLOCK), x)
 
@@ -50,7 +50,7 @@ def gather_rows(src_ptr, out_ptr, scale, hidden_size, BLOCK: tl.constexpr):
 def weighted_rows(x_ptr, w, vocab_size, BLOCK: tl.constexpr):
     token = tl.program_id(0)
     offs = tl.arange(0, BLOCK)
-    # CHECK: floats.py:[[@LINE+1]]:25: warning: 32-bit signed product 'token * vocab_size' is used as a memory offset and wraps past 2^31: 'token' <= 65,535 ('program_id(0)' spans a grid the launcher does not show: below Envelope.Grid = 65,536) times 'vocab_size' <= 262,144 ('vocab_size' is named like it: Envelope.Vocab = 262,144); widen 'token' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+    # CHECK: floats.py:[[@LINE+1]]:25: warning: 32-bit signed product 'token * vocab_size' is used as a memory offset and wraps past 2^31 in the inference profile: 'token' <= 65,535 ('program_id(0)' spans a grid the launcher does not show: below Envelope.Grid = 65,536) times 'vocab_size' <= 262,144 ('vocab_size' is named like it: Envelope.Vocab = 262,144); widen 'token' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
     x = tl.load(x_ptr + token * vocab_size + offs, mask=offs < vocab_size)
-    # CHECK: floats.py:[[@LINE+1]]:22: warning: 32-bit signed product 'token * vocab_size' is used as a memory offset and wraps past 2^31: 'token' <= 65,535 ('program_id(0)' spans a grid the launcher does not show: below Envelope.Grid = 65,536) times 'vocab_size' <= 262,144 ('vocab_size' is named like it: Envelope.Vocab = 262,144); widen 'token' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+    # CHECK: floats.py:[[@LINE+1]]:22: warning: 32-bit signed product 'token * vocab_size' is used as a memory offset and wraps past 2^31 in the inference profile: 'token' <= 65,535 ('program_id(0)' spans a grid the launcher does not show: below Envelope.Grid = 65,536) times 'vocab_size' <= 262,144 ('vocab_size' is named like it: Envelope.Vocab = 262,144); widen 'token' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
     tl.store(x_ptr + token * vocab_size + offs, x * w * 0.5, mask=offs < vocab_size)

@@ -9,7 +9,7 @@ import triton.language as tl
 @triton.jit
 def via_variable(cache_ptr, table_ptr, STRIDE: tl.constexpr):
     page = tl.load(table_ptr + tl.program_id(0))
-    # CHECK: flows.py:[[@LINE+1]]:11: warning: 32-bit signed product 'page * STRIDE' is used as a memory offset and wraps past 2^31: 'page' <= 8,388,607 ('page' is named like it: below Envelope.KvPages = 8,388,608) times 'STRIDE' <= 16,384 ('STRIDE' is named like it: Envelope.Stride = 16,384); widen 'page' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+    # CHECK: flows.py:[[@LINE+1]]:11: warning: 32-bit signed product 'page * STRIDE' is used as a memory offset and wraps past 2^31 in the inference profile: 'page' <= 8,388,607 ('page' is named like it: below Envelope.KvPages = 8,388,608) times 'STRIDE' <= 16,384 ('STRIDE' is named like it: Envelope.Stride = 16,384); widen 'page' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
     off = page * STRIDE + tl.arange(0, 16)
     tl.store(cache_ptr + off, 0)
 
@@ -27,7 +27,7 @@ def value_not_address(out_ptr, table_ptr, STRIDE: tl.constexpr):
 def tuple_unpack(cache_ptr, loc_ptr, PAGE: tl.constexpr, PAGE_BYTES: tl.constexpr):
     loc = tl.load(loc_ptr + tl.program_id(0))
     page, slot = loc // PAGE, loc % PAGE
-    # CHECK: flows.py:[[@LINE+1]]:26: warning: 32-bit signed product 'page * PAGE_BYTES' is used as a memory offset and wraps past 2^31: 'page' <= 8,388,607 ('loc_ptr' is an entry of a table named like it: below Envelope.KvSlots = 8,388,608) times 'PAGE_BYTES' <= 1,024 ('PAGE_BYTES' is a compile-time constant of unknown value: Envelope.Constexpr = 1,024); widen 'page' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+    # CHECK: flows.py:[[@LINE+1]]:26: warning: 32-bit signed product 'page * PAGE_BYTES' is used as a memory offset and wraps past 2^31 in the inference profile: 'page' <= 8,388,607 ('loc_ptr' is an entry of a table named like it: below Envelope.KvSlots = 8,388,608) times 'PAGE_BYTES' <= 1,024 ('PAGE_BYTES' is a compile-time constant of unknown value: Envelope.Constexpr = 1,024); widen 'page' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
     tl.store(cache_ptr + page * PAGE_BYTES + slot, 0)
 
 
@@ -45,7 +45,7 @@ def where_arm(cache_ptr, table_ptr, n, STRIDE: tl.constexpr):
     offs = tl.arange(0, 64)
     blk = tl.load(table_ptr + offs, mask=offs < n, other=0)
     blk = tl.where(blk >= 0, blk, 0)
-    # CHECK: flows.py:[[@LINE+1]]:26: warning: 32-bit signed product 'blk * STRIDE' is used as a memory offset and wraps past 2^31: 'blk' <= 8,388,607 ('blk' is named like it: below Envelope.KvPages = 8,388,608) times 'STRIDE' <= 16,384 ('STRIDE' is named like it: Envelope.Stride = 16,384); widen 'blk' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+    # CHECK: flows.py:[[@LINE+1]]:26: warning: 32-bit signed product 'blk * STRIDE' is used as a memory offset and wraps past 2^31 in the inference profile: 'blk' <= 8,388,607 ('blk' is named like it: below Envelope.KvPages = 8,388,608) times 'STRIDE' <= 16,384 ('STRIDE' is named like it: Envelope.Stride = 16,384); widen 'blk' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
     tl.store(cache_ptr + blk * STRIDE, 0, mask=offs < n)
 
 
@@ -53,7 +53,7 @@ def where_arm(cache_ptr, table_ptr, n, STRIDE: tl.constexpr):
 @triton.jit
 def cast_after(cache_ptr, table_ptr, STRIDE: tl.constexpr):
     page = tl.load(table_ptr + tl.program_id(0))
-    # CHECK: flows.py:[[@LINE+1]]:27: warning: 32-bit signed product 'page * STRIDE' is used as a memory offset and wraps past 2^31: 'page' <= 8,388,607 ('page' is named like it: below Envelope.KvPages = 8,388,608) times 'STRIDE' <= 16,384 ('STRIDE' is named like it: Envelope.Stride = 16,384); widen 'page' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+    # CHECK: flows.py:[[@LINE+1]]:27: warning: 32-bit signed product 'page * STRIDE' is used as a memory offset and wraps past 2^31 in the inference profile: 'page' <= 8,388,607 ('page' is named like it: below Envelope.KvPages = 8,388,608) times 'STRIDE' <= 16,384 ('STRIDE' is named like it: Envelope.Stride = 16,384); widen 'page' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
     tl.store(cache_ptr + (page * STRIDE).to(tl.int64), 0)
 
 
@@ -70,7 +70,7 @@ def broadcast_2d(cache_ptr, table_ptr, stride_page, BLOCK: tl.constexpr, DIM: tl
     rows = tl.arange(0, BLOCK)
     pages = tl.load(table_ptr + rows)
     cols = tl.arange(0, DIM)
-    # CHECK: flows.py:[[@LINE+1]]:26: warning: 32-bit signed product 'pages[:, None] * stride_page' is used as a memory offset and wraps past 2^31: 'pages' <= 8,388,607 ('pages' is named like it: below Envelope.KvPages = 8,388,608) times 'stride_page' <= 16,384 ('stride_page' is named like it: Envelope.Stride = 16,384); widen 'pages' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+    # CHECK: flows.py:[[@LINE+1]]:26: warning: 32-bit signed product 'pages[:, None] * stride_page' is used as a memory offset and wraps past 2^31 in the inference profile: 'pages' <= 8,388,607 ('pages' is named like it: below Envelope.KvPages = 8,388,608) times 'stride_page' <= 16,384 ('stride_page' is named like it: Envelope.Stride = 16,384); widen 'pages' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
     tl.store(cache_ptr + pages[:, None] * stride_page + cols[None, :], 0)
 
 
@@ -91,7 +91,7 @@ def loop_carried(kv_ptr, out_ptr, table_ptr, n, stride_blk):
     for i in range(0, n):
         acc += tl.load(ptr)
         blk = tl.load(table_ptr + i)
-        # CHECK: flows.py:[[@LINE+1]]:16: warning: 32-bit signed product 'blk * stride_blk' is used as a memory offset and wraps past 2^31: 'blk' <= 8,388,607 ('blk' is named like it: below Envelope.KvPages = 8,388,608) times 'stride_blk' <= 16,384 ('stride_blk' is named like it: Envelope.Stride = 16,384); widen 'blk' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+        # CHECK: flows.py:[[@LINE+1]]:16: warning: 32-bit signed product 'blk * stride_blk' is used as a memory offset and wraps past 2^31 in the inference profile: 'blk' <= 8,388,607 ('blk' is named like it: below Envelope.KvPages = 8,388,608) times 'stride_blk' <= 16,384 ('stride_blk' is named like it: Envelope.Stride = 16,384); widen 'blk' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
         ptr += blk * stride_blk
     tl.store(out_ptr, acc)
 

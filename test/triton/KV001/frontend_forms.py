@@ -14,14 +14,14 @@ def autotuned(cache_ptr, table_ptr, n, STRIDE: language.constexpr, BLOCK: langua
               EVEN: language.constexpr):
     offs = language.arange(0, BLOCK)
     blk = language.load(table_ptr + offs, mask=offs < n)
-    # CHECK: frontend_forms.py:[[@LINE+1]]:32: warning: 32-bit signed product 'blk * STRIDE' is used as a memory offset and wraps past 2^31: 'blk' <= 8,388,607 ('blk' is named like it: below Envelope.KvPages = 8,388,608) times 'STRIDE' <= 16,384 ('STRIDE' is named like it: Envelope.Stride = 16,384); widen 'blk' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+    # CHECK: frontend_forms.py:[[@LINE+1]]:32: warning: 32-bit signed product 'blk * STRIDE' is used as a memory offset and wraps past 2^31 in the inference profile: 'blk' <= 8,388,607 ('blk' is named like it: below Envelope.KvPages = 8,388,608) times 'STRIDE' <= 16,384 ('STRIDE' is named like it: Envelope.Stride = 16,384); widen 'blk' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
     language.store(cache_ptr + blk * STRIDE, 0, mask=offs < n)
 
 
 @jit
 def bare_jit(cache_ptr, table_ptr, STRIDE: language.constexpr):
     blk = language.load(table_ptr)
-    # CHECK: frontend_forms.py:[[@LINE+1]]:32: warning: 32-bit signed product 'blk * STRIDE' is used as a memory offset and wraps past 2^31: 'blk' <= 8,388,607 ('blk' is named like it: below Envelope.KvPages = 8,388,608) times 'STRIDE' <= 16,384 ('STRIDE' is named like it: Envelope.Stride = 16,384); widen 'blk' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+    # CHECK: frontend_forms.py:[[@LINE+1]]:32: warning: 32-bit signed product 'blk * STRIDE' is used as a memory offset and wraps past 2^31 in the inference profile: 'blk' <= 8,388,607 ('blk' is named like it: below Envelope.KvPages = 8,388,608) times 'STRIDE' <= 16,384 ('STRIDE' is named like it: Envelope.Stride = 16,384); widen 'blk' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
     language.store(cache_ptr + blk * STRIDE, 0)
 
 
@@ -57,7 +57,7 @@ def block_ptr_offsets(cache_ptr, table_ptr, n, stride_page):
 @jit
 def block_ptr_premultiplied(cache_ptr, table_ptr, n, stride_page, ROWS: language.constexpr):
     page = language.load(table_ptr)
-    # CHECK: frontend_forms.py:[[@LINE+2]]:43: warning: 32-bit signed product 'page * ROWS' is used as a memory offset and wraps past 2^31: 'page' <= 8,388,607 ('page' is named like it: below Envelope.KvPages = 8,388,608) times 'ROWS' <= 1,024 ('ROWS' is a compile-time constant of unknown value: Envelope.Constexpr = 1,024); widen 'page' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+    # CHECK: frontend_forms.py:[[@LINE+2]]:43: warning: 32-bit signed product 'page * ROWS' is used as a memory offset and wraps past 2^31 in the inference profile: 'page' <= 8,388,607 ('page' is named like it: below Envelope.KvPages = 8,388,608) times 'ROWS' <= 1,024 ('ROWS' is a compile-time constant of unknown value: Envelope.Constexpr = 1,024); widen 'page' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
     bp = language.make_block_ptr(base=cache_ptr, shape=(n, 64), strides=(stride_page, 1),
                                  offsets=(page * ROWS, 0), block_shape=(16, 64), order=(1, 0))
     for _ in range(4):
@@ -68,7 +68,7 @@ def block_ptr_premultiplied(cache_ptr, table_ptr, n, stride_page, ROWS: language
 # Positive: a kernel made by calling triton.jit on a plain function.
 def _wrapped_impl(cache_ptr, table_ptr, STRIDE: language.constexpr):
     blk = language.load(table_ptr)
-    # CHECK: frontend_forms.py:[[@LINE+1]]:32: warning: 32-bit signed product 'blk * STRIDE' is used as a memory offset and wraps past 2^31: 'blk' <= 8,388,607 ('blk' is named like it: below Envelope.KvPages = 8,388,608) times 'STRIDE' <= 16,384 ('STRIDE' is named like it: Envelope.Stride = 16,384); widen 'blk' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+    # CHECK: frontend_forms.py:[[@LINE+1]]:32: warning: 32-bit signed product 'blk * STRIDE' is used as a memory offset and wraps past 2^31 in the inference profile: 'blk' <= 8,388,607 ('blk' is named like it: below Envelope.KvPages = 8,388,608) times 'STRIDE' <= 16,384 ('STRIDE' is named like it: Envelope.Stride = 16,384); widen 'blk' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
     language.store(cache_ptr + blk * STRIDE, 0)
 
 

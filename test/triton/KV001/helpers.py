@@ -7,13 +7,13 @@ import triton.language as tl
 
 @triton.jit
 def _page_offset(page, stride):
-    # CHECK: helpers.py:[[@LINE+1]]:12: warning: 32-bit signed product 'page * stride' is used as a memory offset and wraps past 2^31: 'page' <= 8,388,607 ('page' is named like it: below Envelope.KvPages = 8,388,608) times 'stride' <= 16,384 ('stride_page' is named like it: Envelope.Stride = 16,384); widen 'page' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+    # CHECK: helpers.py:[[@LINE+1]]:12: warning: 32-bit signed product 'page * stride' is used as a memory offset and wraps past 2^31 in the inference profile: 'page' <= 8,388,607 ('page' is named like it: below Envelope.KvPages = 8,388,608) times 'stride' <= 16,384 ('stride_page' is named like it: Envelope.Stride = 16,384); widen 'page' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
     return page * stride
 
 
 @triton.jit
 def _store_row(cache_ptr, row, stride_row, val):
-    # CHECK: helpers.py:[[@LINE+1]]:26: warning: 32-bit signed product 'row * stride_row' is used as a memory offset and wraps past 2^31: 'row' <= 8,388,607 ('block_table_ptr' is an entry of a table named like it: below Envelope.KvPages = 8,388,608) times 'stride_row' <= 16,384 ('stride_row' is named like it: Envelope.Stride = 16,384); widen 'row' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+    # CHECK: helpers.py:[[@LINE+1]]:26: warning: 32-bit signed product 'row * stride_row' is used as a memory offset and wraps past 2^31 in the inference profile: 'row' <= 8,388,607 ('block_table_ptr' is an entry of a table named like it: below Envelope.KvPages = 8,388,608) times 'stride_row' <= 16,384 ('stride_row' is named like it: Envelope.Stride = 16,384); widen 'row' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
     tl.store(cache_ptr + row * stride_row, val)
 
 

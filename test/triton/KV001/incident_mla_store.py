@@ -22,7 +22,7 @@ def mla_store_buggy(cache_ptr, loc_ptr, src_ptr, PAGE_SIZE: tl.constexpr, DIM: t
     slot = loc % PAGE_SIZE
     d = tl.arange(0, DIM)
     v = tl.load(src_ptr + t * DIM + d)
-    # CHECK: incident_mla_store.py:[[@LINE+2]]:12: warning: 32-bit signed product 'page * BYTES_PER_PAGE' is used as a memory offset and wraps past 2^31: 'page' <= 8,388,607 ('loc_ptr' is an entry of a table named like it: below Envelope.KvSlots = 8,388,608) times 'BYTES_PER_PAGE' = 74,880; it wraps once 'page' >= 28,680; widen 'page' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+    # CHECK: incident_mla_store.py:[[@LINE+2]]:12: warning: 32-bit signed product 'page * BYTES_PER_PAGE' is used as a memory offset and wraps past 2^31 in the inference profile: 'page' <= 8,388,607 ('loc_ptr' is an entry of a table named like it: below Envelope.KvSlots = 8,388,608) times 'BYTES_PER_PAGE' = 74,880; it wraps once 'page' >= 28,680; widen 'page' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
     # CHECK: fix-it: {{.*}}page.to(tl.int64) * BYTES_PER_PAGE
     dst = (page * BYTES_PER_PAGE + slot * DIM + d)
     tl.store(cache_ptr + dst, v)

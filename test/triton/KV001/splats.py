@@ -47,7 +47,7 @@ def page_rows_default_launch(cache, block_table, is_hip):
 def page_rows_given(cache_ptr, block_table_ptr, PAGE_ROWS: tl.constexpr = 64):
     page = tl.load(block_table_ptr + tl.program_id(0))
     o = tl.arange(0, PAGE_ROWS)
-    # CHECK: splats.py:[[@LINE+1]]:26: warning: 32-bit signed product 'page * PAGE_ROWS' is used as a memory offset and wraps past 2^31: 'page' <= 8,388,607 ('block_table_ptr' is an entry of a table named like it: below Envelope.KvPages = 8,388,608) times 'PAGE_ROWS' <= 1,024 ('PAGE_ROWS' is a compile-time constant of unknown value: Envelope.Constexpr = 1,024); widen 'page' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+    # CHECK: splats.py:[[@LINE+1]]:26: warning: 32-bit signed product 'page * PAGE_ROWS' is used as a memory offset and wraps past 2^31 in the inference profile: 'page' <= 8,388,607 ('block_table_ptr' is an entry of a table named like it: below Envelope.KvPages = 8,388,608) times 'PAGE_ROWS' <= 1,024 ('PAGE_ROWS' is a compile-time constant of unknown value: Envelope.Constexpr = 1,024); widen 'page' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
     tl.store(cache_ptr + page * PAGE_ROWS + o, 0)
 
 
@@ -60,7 +60,7 @@ def page_rows_given_launch(cache, block_table, config):
 def page_rows_wide(cache_ptr, block_table_ptr, PAGE_ROWS: tl.constexpr):
     page = tl.load(block_table_ptr + tl.program_id(0))
     o = tl.arange(0, PAGE_ROWS)
-    # CHECK: splats.py:[[@LINE+1]]:26: warning: 32-bit signed product 'page * PAGE_ROWS' is used as a memory offset and wraps past 2^31: 'page' <= 8,388,607 ('block_table_ptr' is an entry of a table named like it: below Envelope.KvPages = 8,388,608) times 'PAGE_ROWS' <= 4,096 (launch at splats.py:73 (and 1 more)); widen 'page' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+    # CHECK: splats.py:[[@LINE+1]]:26: warning: 32-bit signed product 'page * PAGE_ROWS' is used as a memory offset and wraps past 2^31 in the inference profile: 'page' <= 8,388,607 ('block_table_ptr' is an entry of a table named like it: below Envelope.KvPages = 8,388,608) times 'PAGE_ROWS' <= 4,096 (launch at splats.py:73 (and 1 more)); widen 'page' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
     tl.store(cache_ptr + page * PAGE_ROWS + o, 0)
 
 

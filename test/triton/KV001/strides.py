@@ -1,6 +1,8 @@
 # KV001 facet: the kinds of stride a loaded int32 index meets in Triton.
 # Each positive has a negative twin below it.
-# RUN: %if kvlint %{ not %kvlint --per-site --checks=KV001 %s | FileCheck %s --implicit-check-not=warning: %}
+# The sizes below are written against a 1M-token batch: the training
+# profile's (issue 24); the inference profile stops at 131,072 tokens.
+# RUN: %if kvlint %{ not %kvlint --option=Profile=training --per-site --checks=KV001 %s | FileCheck %s --implicit-check-not=warning: %}
 import triton
 import triton.language as tl
 
@@ -13,7 +15,7 @@ PAGE_STRIDE_WRAPPED = tl.constexpr(74880)
 @triton.jit
 def constexpr_stride(cache_ptr, table_ptr, STRIDE: tl.constexpr):
     page = tl.load(table_ptr + tl.program_id(0))
-    # CHECK: strides.py:[[@LINE+1]]:26: warning: 32-bit signed product 'page * STRIDE' is used as a memory offset and wraps past 2^31: 'page' <= 8,388,607 ('page' is named like it: below Envelope.KvPages = 8,388,608) times 'STRIDE' <= 16,384 ('STRIDE' is named like it: Envelope.Stride = 16,384); widen 'page' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+    # CHECK: strides.py:[[@LINE+1]]:26: warning: 32-bit signed product 'page * STRIDE' is used as a memory offset and wraps past 2^31 in the training profile: 'page' <= 8,388,607 ('page' is named like it: below Envelope.KvPages = 8,388,608) times 'STRIDE' <= 16,384 ('STRIDE' is named like it: Envelope.Stride = 16,384); widen 'page' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
     tl.store(cache_ptr + page * STRIDE, 0)
 
 
@@ -28,7 +30,7 @@ def constexpr_stride_fixed(cache_ptr, table_ptr, STRIDE: tl.constexpr):
 @triton.jit
 def param_stride(cache_ptr, table_ptr, stride_cache_page):
     page = tl.load(table_ptr + tl.program_id(0))
-    # CHECK: strides.py:[[@LINE+1]]:26: warning: 32-bit signed product 'page * stride_cache_page' is used as a memory offset and wraps past 2^31: 'page' <= 8,388,607 ('page' is named like it: below Envelope.KvPages = 8,388,608) times 'stride_cache_page' <= 16,384 ('stride_cache_page' is named like it: Envelope.Stride = 16,384); widen 'page' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+    # CHECK: strides.py:[[@LINE+1]]:26: warning: 32-bit signed product 'page * stride_cache_page' is used as a memory offset and wraps past 2^31 in the training profile: 'page' <= 8,388,607 ('page' is named like it: below Envelope.KvPages = 8,388,608) times 'stride_cache_page' <= 16,384 ('stride_cache_page' is named like it: Envelope.Stride = 16,384); widen 'page' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
     tl.store(cache_ptr + page * stride_cache_page, 0)
 
 
@@ -43,11 +45,11 @@ def param_stride_fixed(cache_ptr, table_ptr, stride_cache_page):
 @triton.jit
 def module_constants(cache_ptr, table_ptr):
     page = tl.load(table_ptr + tl.program_id(0))
-    # CHECK: strides.py:[[@LINE+1]]:26: warning: 32-bit signed product 'page * PAGE_STRIDE' is used as a memory offset and wraps past 2^31: 'page' <= 8,388,607 ('page' is named like it: below Envelope.KvPages = 8,388,608) times 'PAGE_STRIDE' = 74,880; it wraps once 'page' >= 28,680; widen 'page' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+    # CHECK: strides.py:[[@LINE+1]]:26: warning: 32-bit signed product 'page * PAGE_STRIDE' is used as a memory offset and wraps past 2^31 in the training profile: 'page' <= 8,388,607 ('page' is named like it: below Envelope.KvPages = 8,388,608) times 'PAGE_STRIDE' = 74,880; it wraps once 'page' >= 28,680; widen 'page' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
     tl.store(cache_ptr + page * PAGE_STRIDE, 0)
-    # CHECK: strides.py:[[@LINE+1]]:26: warning: 32-bit signed product 'page * PAGE_STRIDE_TL' is used as a memory offset and wraps past 2^31: 'page' <= 8,388,607 ('page' is named like it: below Envelope.KvPages = 8,388,608) times 'PAGE_STRIDE_TL' = 74,880; it wraps once 'page' >= 28,680; widen 'page' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+    # CHECK: strides.py:[[@LINE+1]]:26: warning: 32-bit signed product 'page * PAGE_STRIDE_TL' is used as a memory offset and wraps past 2^31 in the training profile: 'page' <= 8,388,607 ('page' is named like it: below Envelope.KvPages = 8,388,608) times 'PAGE_STRIDE_TL' = 74,880; it wraps once 'page' >= 28,680; widen 'page' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
     tl.store(cache_ptr + page * PAGE_STRIDE_TL, 1)
-    # CHECK: strides.py:[[@LINE+1]]:26: warning: 32-bit signed product 'PAGE_STRIDE_WRAPPED * page' is used as a memory offset and wraps past 2^31: 'PAGE_STRIDE_WRAPPED' = 74,880 times 'page' <= 8,388,607 ('page' is named like it: below Envelope.KvPages = 8,388,608); it wraps once 'page' >= 28,680; widen 'page' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+    # CHECK: strides.py:[[@LINE+1]]:26: warning: 32-bit signed product 'PAGE_STRIDE_WRAPPED * page' is used as a memory offset and wraps past 2^31 in the training profile: 'PAGE_STRIDE_WRAPPED' = 74,880 times 'page' <= 8,388,607 ('page' is named like it: below Envelope.KvPages = 8,388,608); it wraps once 'page' >= 28,680; widen 'page' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
     tl.store(cache_ptr + PAGE_STRIDE_WRAPPED * page, 2)
 
 
@@ -63,7 +65,7 @@ def unit_stride(cache_ptr, table_ptr):
 @triton.jit
 def constexpr_product(cache_ptr, table_ptr, HEADS: tl.constexpr, DIM: tl.constexpr):
     page = tl.load(table_ptr + tl.program_id(0))
-    # CHECK: strides.py:[[@LINE+1]]:26: warning: 32-bit signed product 'page * (HEADS * DIM)' is used as a memory offset and wraps past 2^31: 'page' <= 8,388,607 ('page' is named like it: below Envelope.KvPages = 8,388,608) times 'HEADS * DIM' <= 2,097,152 ('DIM' is named like it: Envelope.Hidden = 16,384); widen 'page' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+    # CHECK: strides.py:[[@LINE+1]]:26: warning: 32-bit signed product 'page * (HEADS * DIM)' is used as a memory offset and wraps past 2^31 in the training profile: 'page' <= 8,388,607 ('page' is named like it: below Envelope.KvPages = 8,388,608) times 'HEADS * DIM' <= 2,097,152 ('DIM' is named like it: Envelope.Hidden = 16,384); widen 'page' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
     tl.store(cache_ptr + page * (HEADS * DIM), 0)
 
 
@@ -77,7 +79,7 @@ def stride_times_stride(cache_ptr, stride_a, stride_b):
 @triton.jit
 def chain(cache_ptr, table_ptr, HEADS: tl.constexpr, DIM: tl.constexpr):
     page = tl.load(table_ptr + tl.program_id(0))
-    # CHECK: strides.py:[[@LINE+1]]:26: warning: 32-bit signed product 'page * HEADS * DIM' is used as a memory offset and wraps past 2^31: 'page * HEADS' <= 1,073,741,696 ('page' is named like it: below Envelope.KvPages = 8,388,608) times 'DIM' <= 16,384 ('DIM' is named like it: Envelope.Hidden = 16,384); widen 'page' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+    # CHECK: strides.py:[[@LINE+1]]:26: warning: 32-bit signed product 'page * HEADS * DIM' is used as a memory offset and wraps past 2^31 in the training profile: 'page * HEADS' <= 1,073,741,696 ('page' is named like it: below Envelope.KvPages = 8,388,608) times 'DIM' <= 16,384 ('DIM' is named like it: Envelope.Hidden = 16,384); widen 'page' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
     tl.store(cache_ptr + page * HEADS * DIM, 0)
 
 
@@ -85,7 +87,7 @@ def chain(cache_ptr, table_ptr, HEADS: tl.constexpr, DIM: tl.constexpr):
 @triton.jit
 def shift(cache_ptr, table_ptr):
     page = tl.load(table_ptr + tl.program_id(0))
-    # CHECK: strides.py:[[@LINE+1]]:27: warning: 32-bit signed product 'page << 16' is used as a memory offset and wraps past 2^31: 'page' <= 8,388,607 ('page' is named like it: below Envelope.KvPages = 8,388,608) shifted by '16' = 16; widen 'page' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+    # CHECK: strides.py:[[@LINE+1]]:27: warning: 32-bit signed product 'page << 16' is used as a memory offset and wraps past 2^31 in the training profile: 'page' <= 8,388,607 ('page' is named like it: below Envelope.KvPages = 8,388,608) shifted by '16' = 16; widen 'page' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
     tl.store(cache_ptr + (page << 16), 0)
 
 
@@ -96,9 +98,9 @@ def shift(cache_ptr, table_ptr):
 def batch_offset(q_ptr, o_ptr, stride_qb, stride_ob, stride_qh, stride_qm):
     off_b = tl.program_id(1)
     off_h = tl.program_id(2)
-    # CHECK: strides.py:[[@LINE+1]]:25: warning: 32-bit signed product 'off_b * stride_qb' is used as a memory offset and wraps past 2^31: 'off_b' <= 65,535 ('program_id(1)' spans a grid the launcher does not show: below Envelope.Grid = 65,536) times 'stride_qb' <= 2,147,483,647 ('stride_qb' is named like it: Envelope.BatchStride = 2,147,483,648); widen 'off_b' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+    # CHECK: strides.py:[[@LINE+1]]:25: warning: 32-bit signed product 'off_b * stride_qb' is used as a memory offset and wraps past 2^31 in the training profile: 'off_b' <= 65,535 ('program_id(1)' spans a grid the launcher does not show: below Envelope.Grid = 65,536) times 'stride_qb' <= 2,147,483,647 ('stride_qb' is named like it: Envelope.BatchStride = 2,147,483,648); widen 'off_b' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
     q = tl.load(q_ptr + off_b * stride_qb + off_h * stride_qh + tl.arange(0, 64) * stride_qm)
-    # CHECK: strides.py:[[@LINE+1]]:22: warning: 32-bit signed product 'off_b * stride_ob' is used as a memory offset and wraps past 2^31: 'off_b' <= 65,535 ('program_id(1)' spans a grid the launcher does not show: below Envelope.Grid = 65,536) times 'stride_ob' <= 2,147,483,647 ('stride_ob' is named like it: Envelope.BatchStride = 2,147,483,648); widen 'off_b' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+    # CHECK: strides.py:[[@LINE+1]]:22: warning: 32-bit signed product 'off_b * stride_ob' is used as a memory offset and wraps past 2^31 in the training profile: 'off_b' <= 65,535 ('program_id(1)' spans a grid the launcher does not show: below Envelope.Grid = 65,536) times 'stride_ob' <= 2,147,483,647 ('stride_ob' is named like it: Envelope.BatchStride = 2,147,483,648); widen 'off_b' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
     tl.store(o_ptr + off_b * stride_ob + tl.arange(0, 64), q)
 
 
@@ -123,9 +125,9 @@ def batch_offset_fixed(q_ptr, o_ptr, stride_qb, stride_ob, stride_qh):
 def alloc_strides(s_ptr, logits_ptr, a_ptr, stride_s_b, stride_l, stride_am):
     pid_b = tl.program_id(0)
     tl.store(s_ptr + pid_b * stride_s_b + tl.arange(0, 64), 0)
-    # CHECK: strides.py:[[@LINE+1]]:27: warning: 32-bit signed product 'pid_b * stride_l' is used as a memory offset and wraps past 2^31: 'pid_b' <= 1,048,575 (the grid spans num_tokens ('num_tokens' is named like it: Envelope.Tokens = 1,048,576)) times 'stride_l' <= 262,144 (the stride of a tensor the launcher allocates, at most vocab_size (launch at strides.py:139): 'vocab_size' is named like it: Envelope.Vocab = 262,144); widen 'pid_b' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+    # CHECK: strides.py:[[@LINE+1]]:27: warning: 32-bit signed product 'pid_b * stride_l' is used as a memory offset and wraps past 2^31 in the training profile: 'pid_b' <= 1,048,575 (the grid spans num_tokens ('num_tokens' is named like it: Envelope.Tokens = 1,048,576)) times 'stride_l' <= 262,144 (the stride of a tensor the launcher allocates, at most vocab_size (launch at strides.py:141): 'vocab_size' is named like it: Envelope.Vocab = 262,144); widen 'pid_b' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
     tl.store(logits_ptr + pid_b * stride_l + tl.arange(0, 64), 0)
-    # CHECK: strides.py:[[@LINE+1]]:22: warning: 32-bit signed product 'pid_b * stride_am' is used as a memory offset and wraps past 2^31: 'pid_b' <= 1,048,575 (the grid spans num_tokens ('num_tokens' is named like it: Envelope.Tokens = 1,048,576)) times 'stride_am' <= 16,384 ('stride_am' is named like it: Envelope.Stride = 16,384); widen 'pid_b' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+    # CHECK: strides.py:[[@LINE+1]]:22: warning: 32-bit signed product 'pid_b * stride_am' is used as a memory offset and wraps past 2^31 in the training profile: 'pid_b' <= 1,048,575 (the grid spans num_tokens ('num_tokens' is named like it: Envelope.Tokens = 1,048,576)) times 'stride_am' <= 16,384 ('stride_am' is named like it: Envelope.Stride = 16,384); widen 'pid_b' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
     tl.store(a_ptr + pid_b * stride_am + tl.arange(0, 64), 0)
 
 
@@ -148,7 +150,7 @@ def spec_rows(out_ptr, logits_ptr, cu_num_draft_tokens_ptr, max_spec_len, vocab_
     req_idx = tl.program_id(0)
     start_idx = tl.load(cu_num_draft_tokens_ptr + req_idx)
     tl.store(out_ptr + req_idx * (max_spec_len + 1) + tl.arange(0, 16), 0)
-    # CHECK: strides.py:[[@LINE+1]]:27: warning: 32-bit signed product 'start_idx * vocab_size' is used as a memory offset and wraps past 2^31: 'start_idx' <= 1,048,575 ('cu_num_draft_tokens_ptr' is an entry of a table named like it: below Envelope.Tokens = 1,048,576) times 'vocab_size' <= 262,144 ('vocab_size' is named like it: Envelope.Vocab = 262,144); widen 'start_idx' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+    # CHECK: strides.py:[[@LINE+1]]:27: warning: 32-bit signed product 'start_idx * vocab_size' is used as a memory offset and wraps past 2^31 in the training profile: 'start_idx' <= 1,048,575 ('cu_num_draft_tokens_ptr' is an entry of a table named like it: below Envelope.Tokens = 1,048,576) times 'vocab_size' <= 262,144 ('vocab_size' is named like it: Envelope.Vocab = 262,144); widen 'start_idx' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
     tl.store(logits_ptr + start_idx * vocab_size + tl.arange(0, 16), 0)
 
 
@@ -180,7 +182,7 @@ def reshaped(gate_up, num_tokens, two_i):
 @triton.jit
 def reshaped_any(g_ptr, stride_gn):
     t = tl.program_id(0)
-    # CHECK: strides.py:[[@LINE+1]]:22: warning: 32-bit signed product 't * stride_gn' is used as a memory offset and wraps past 2^31: 't' <= 1,048,575 (the grid spans num_tokens ('num_tokens' is named like it: Envelope.Tokens = 1,048,576)) times 'stride_gn' <= 16,384 ('stride_gn' is named like it: Envelope.Stride = 16,384); widen 't' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+    # CHECK: strides.py:[[@LINE+1]]:22: warning: 32-bit signed product 't * stride_gn' is used as a memory offset and wraps past 2^31 in the training profile: 't' <= 1,048,575 (the grid spans num_tokens ('num_tokens' is named like it: Envelope.Tokens = 1,048,576)) times 'stride_gn' <= 16,384 ('stride_gn' is named like it: Envelope.Stride = 16,384); widen 't' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
     tl.store(g_ptr + t * stride_gn, 0)
 
 
@@ -211,7 +213,7 @@ def topk_partial_launch(score, batch, num_idx_heads, topk):
 def topk_partial_rowcall(part_ptr, stride_ts_b, BLOCK_T: tl.constexpr):
     pid_b = tl.program_id(0)
     o = tl.arange(0, BLOCK_T)
-    # CHECK: strides.py:[[@LINE+1]]:25: warning: 32-bit signed product 'pid_b * stride_ts_b' is used as a memory offset and wraps past 2^31: 'pid_b' <= 4,094 (the grid spans batch ('batch' is named like it: below Envelope.Requests = 4,096)) times 'stride_ts_b' <= 2,147,483,647 ('stride_ts_b' is named like it: Envelope.BatchStride = 2,147,483,648); widen 'pid_b' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+    # CHECK: strides.py:[[@LINE+1]]:25: warning: 32-bit signed product 'pid_b * stride_ts_b' is used as a memory offset and wraps past 2^31 in the training profile: 'pid_b' <= 4,094 (the grid spans batch ('batch' is named like it: below Envelope.Requests = 4,096)) times 'stride_ts_b' <= 2,147,483,647 ('stride_ts_b' is named like it: Envelope.BatchStride = 2,147,483,648); widen 'pid_b' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
     tl.store(part_ptr + pid_b * stride_ts_b + o, 0.0)
 
 
@@ -243,7 +245,7 @@ def chunk_slabs_launch(part, batch, num_idx_heads):
 def chunk_slabs_max(part_ptr, BLOCK: tl.constexpr):
     pid_chunk = tl.program_id(1)
     o = tl.arange(0, BLOCK)
-    # CHECK: strides.py:[[@LINE+1]]:25: warning: 32-bit signed product 'pid_chunk * 100_000_000' is used as a memory offset and wraps past 2^31: 'pid_chunk' <= 65,535 (the grid spans n_parts ('n_parts' is bounded by no fact: Envelope.Grid = 65,536)) times '100_000_000' = 100,000,000; it wraps once 'pid_chunk' >= 22; widen 'pid_chunk' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+    # CHECK: strides.py:[[@LINE+1]]:25: warning: 32-bit signed product 'pid_chunk * 100_000_000' is used as a memory offset and wraps past 2^31 in the training profile: 'pid_chunk' <= 65,535 (the grid spans n_parts ('n_parts' is bounded by no fact: Envelope.Grid = 65,536)) times '100_000_000' = 100,000,000; it wraps once 'pid_chunk' >= 22; widen 'pid_chunk' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
     tl.store(part_ptr + pid_chunk * 100_000_000 + o, 0.0)
 
 

@@ -22,9 +22,9 @@ def suppressed(cache_ptr, table_ptr, STRIDE: tl.constexpr):
 def not_suppressed(cache_ptr, table_ptr, STRIDE: tl.constexpr):
     page = tl.load(table_ptr)
     # A suppression for another check does not hide this one.
-    # CHECK: suppress.py:[[@LINE+2]]:26: warning: 32-bit signed product 'page * STRIDE' is used as a memory offset and wraps past 2^31: 'page' <= 8,388,607 ('page' is named like it: below Envelope.KvPages = 8,388,608) times 'STRIDE' <= 16,384 ('STRIDE' is named like it: Envelope.Stride = 16,384); widen 'page' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+    # CHECK: suppress.py:[[@LINE+2]]:26: warning: 32-bit signed product 'page * STRIDE' is used as a memory offset and wraps past 2^31 in the inference profile: 'page' <= 8,388,607 ('page' is named like it: below Envelope.KvPages = 8,388,608) times 'STRIDE' <= 16,384 ('STRIDE' is named like it: Envelope.Stride = 16,384); widen 'page' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
     # EDIT: tl.store(cache_ptr + page.to(tl.int64) * STRIDE, 4)  # NOLINT(kvlint-unguarded-table-load)
     tl.store(cache_ptr + page * STRIDE, 4)  # NOLINT(kvlint-unguarded-table-load)
-    # CHECK: suppress.py:[[@LINE+2]]:26: warning: 32-bit signed product '(page + 1) * STRIDE' is used as a memory offset and wraps past 2^31: 'page + 1' <= 8,388,608 ('page' is named like it: below Envelope.KvPages = 8,388,608) times 'STRIDE' <= 16,384 ('STRIDE' is named like it: Envelope.Stride = 16,384); widen 'page + 1' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
+    # CHECK: suppress.py:[[@LINE+2]]:26: warning: 32-bit signed product '(page + 1) * STRIDE' is used as a memory offset and wraps past 2^31 in the inference profile: 'page + 1' <= 8,388,608 ('page' is named like it: below Envelope.KvPages = 8,388,608) times 'STRIDE' <= 16,384 ('STRIDE' is named like it: Envelope.Stride = 16,384); widen 'page + 1' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
     # EDIT: tl.store(cache_ptr + ((page + 1).to(tl.int64)) * STRIDE, 5)
     tl.store(cache_ptr + (page + 1) * STRIDE, 5)

@@ -16,7 +16,7 @@ def _block_col(pos, block_size):
 @triton.jit
 def shift_col(block_table_ptr, pos_ptr, out_ptr, row, stride_bt, LOG2_BLOCK: tl.constexpr):
     pos = tl.load(pos_ptr + tl.arange(0, 64))
-    # CHECK: columns.py:[[@LINE+1]]:{{[0-9]+}}: warning: {{.*}}[kvlint-unguarded-table-load]
+    # LATENT: columns.py:[[@LINE+1]]:{{[0-9]+}}: warning: {{.*}}[kvlint-unguarded-table-load]
     blk = tl.load(block_table_ptr + row * stride_bt + (pos >> LOG2_BLOCK))
     tl.store(out_ptr + tl.arange(0, 64), blk)
 
@@ -47,7 +47,7 @@ def cdiv_col(block_table_ptr, seq_lens_ptr, out_ptr, row, stride_bt, BLOCK_SIZE:
 def tuple_col(block_table_ptr, pos_ptr, out_ptr, row, stride_bt, BLOCK_SIZE: tl.constexpr):
     pos = tl.load(pos_ptr + tl.arange(0, 64))
     col, off = pos // BLOCK_SIZE, pos % BLOCK_SIZE
-    # CHECK: columns.py:[[@LINE+1]]:{{[0-9]+}}: warning: {{.*}}[kvlint-unguarded-table-load]
+    # LATENT: columns.py:[[@LINE+1]]:{{[0-9]+}}: warning: {{.*}}[kvlint-unguarded-table-load]
     blk = tl.load(block_table_ptr + row * stride_bt + col)
     tl.store(out_ptr + tl.arange(0, 64), blk * BLOCK_SIZE + off)
 
@@ -56,7 +56,7 @@ def tuple_col(block_table_ptr, pos_ptr, out_ptr, row, stride_bt, BLOCK_SIZE: tl.
 @triton.jit
 def helper_col(block_table_ptr, pos_ptr, out_ptr, row, stride_bt, block_size):
     pos = tl.load(pos_ptr + tl.arange(0, 64))
-    # CHECK: columns.py:[[@LINE+1]]:{{[0-9]+}}: warning: {{.*}}[kvlint-unguarded-table-load]
+    # LATENT: columns.py:[[@LINE+1]]:{{[0-9]+}}: warning: {{.*}}[kvlint-unguarded-table-load]
     blk = tl.load(block_table_ptr + row * stride_bt + _block_col(pos, block_size))
     tl.store(out_ptr + tl.arange(0, 64), blk)
 
@@ -84,7 +84,7 @@ def window_col(block_table_ptr, pos_ptr, out_ptr, row, stride_bt, window_start, 
 def loop_col(block_table_ptr, out_ptr, row, start, end, stride_bt, BLOCK_SIZE: tl.constexpr):
     for p in range(start, end, BLOCK_SIZE):
         offs = p + tl.arange(0, BLOCK_SIZE)
-        # CHECK: columns.py:[[@LINE+1]]:{{[0-9]+}}: warning: {{.*}}[kvlint-unguarded-table-load]
+        # LATENT: columns.py:[[@LINE+1]]:{{[0-9]+}}: warning: {{.*}}[kvlint-unguarded-table-load]
         blk = tl.load(block_table_ptr + row * stride_bt + offs // BLOCK_SIZE, mask=offs < end, other=0)
         tl.store(out_ptr + offs, blk, mask=offs < end)
 

@@ -1,8 +1,11 @@
 # KV002 facet: masks. A mask must bound the column (or the position) by the
 # row width; a mask over the token count or a lower bound is no guard, and
 # other=0 is no guard either (0 is a valid block id).
-# RUN: %if kvlint %{ not %kvlint --checks=KV002 %s | FileCheck %s --implicit-check-not=warning: %}
-# RUN: %if kvlint %{ not %kvlint --checks=KV002 --option=Level=latent %s | FileCheck %s --check-prefixes=CHECK,LATENT --implicit-check-not=warning: %}
+# Without evidence of a narrow row these reads are latent (issue 24): the
+# default level reports none of them.
+# RUN: %if kvlint %{ %kvlint --checks=KV002 %s | FileCheck %s --check-prefix=DEFAULT --allow-empty --implicit-check-not=warning: %}
+# DEFAULT-NOT: warning:
+# RUN: %if kvlint %{ not %kvlint --checks=KV002 --option=Level=latent %s | FileCheck %s --check-prefix=LATENT --implicit-check-not=warning: %}
 import triton
 import triton.language as tl
 
@@ -14,7 +17,7 @@ def token_mask_only(block_table_ptr, pos_ptr, req_ptr, out_ptr, n, stride_bt, BL
     m = offs < n
     pos = tl.load(pos_ptr + offs, mask=m, other=0)
     req = tl.load(req_ptr + offs, mask=m, other=0)
-    # CHECK: masks.py:[[@LINE+1]]:{{[0-9]+}}: warning: {{.*}}[kvlint-unguarded-table-load]
+    # LATENT: masks.py:[[@LINE+1]]:{{[0-9]+}}: warning: {{.*}}[kvlint-unguarded-table-load]
     blk = tl.load(block_table_ptr + req * stride_bt + pos // BLOCK_SIZE, mask=m, other=0)
     tl.store(out_ptr + offs, blk, mask=m)
 
@@ -61,7 +64,7 @@ def lower_bound_only(block_table_ptr, pos_ptr, out_ptr, row, stride_bt, BLOCK_SI
     offs = tl.arange(0, 128)
     pos = tl.load(pos_ptr + offs)
     col = pos // BLOCK_SIZE
-    # CHECK: masks.py:[[@LINE+1]]:{{[0-9]+}}: warning: {{.*}}[kvlint-unguarded-table-load]
+    # LATENT: masks.py:[[@LINE+1]]:{{[0-9]+}}: warning: {{.*}}[kvlint-unguarded-table-load]
     blk = tl.load(block_table_ptr + row * stride_bt + col, mask=col >= 0, other=0)
     tl.store(out_ptr + offs, blk)
 
@@ -85,7 +88,7 @@ def two_d(block_table_ptr, pos_ptr, req_ptr, out_ptr, stride_bt, BLOCK_SIZE: tl.
     req = tl.load(req_ptr + r)
     pos = tl.load(pos_ptr + c)
     col = pos // BLOCK_SIZE
-    # CHECK: masks.py:[[@LINE+1]]:{{[0-9]+}}: warning: {{.*}}[kvlint-unguarded-table-load]
+    # LATENT: masks.py:[[@LINE+1]]:{{[0-9]+}}: warning: {{.*}}[kvlint-unguarded-table-load]
     blk = tl.load(block_table_ptr + req[:, None] * stride_bt + col[None, :])
     tl.store(out_ptr + r[:, None] * 8 + c[None, :], blk)
 
@@ -112,6 +115,6 @@ def bound_on_other_column(block_table_ptr, pos_ptr, out_ptr, row, stride_bt, max
     pos = tl.load(pos_ptr + offs)
     first = tl.load(pos_ptr) // BLOCK_SIZE
     col = pos // BLOCK_SIZE
-    # CHECK: masks.py:[[@LINE+1]]:{{[0-9]+}}: warning: {{.*}}[kvlint-unguarded-table-load]
+    # LATENT: masks.py:[[@LINE+1]]:{{[0-9]+}}: warning: {{.*}}[kvlint-unguarded-table-load]
     blk = tl.load(block_table_ptr + row * stride_bt + col, mask=first < max_num_blocks, other=0)
     tl.store(out_ptr + offs, blk)

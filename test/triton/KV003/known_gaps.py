@@ -1,6 +1,8 @@
 # KV003 known gaps, pinned so that a change of scope shows in the diff. Each
 # FIXME says what a precise analysis would report.
-# RUN: %if kvlint %{ not %kvlint --checks=KV003 %s | FileCheck %s --implicit-check-not=warning: %}
+# (The store below is latent: the only pad test on state_batch_indices is the
+# one this gap hides, so the file shows no evidence; --level latent shows it.)
+# RUN: %if kvlint %{ not %kvlint --checks=KV003 --level latent %s | FileCheck %s --implicit-check-not=warning: %}
 import triton
 import triton.language as tl
 
