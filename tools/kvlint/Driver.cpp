@@ -1,10 +1,11 @@
 //===- Driver.cpp - the kvlint command line ---------------------------------===//
 //
 // Runs a scan: flags (Args), files (FileWalk), each file's configuration
-// (Config), compile databases (CompileDb), changed lines (Diff), per-file
-// analysis on a pool of threads (Analyse), the baseline (Baseline),
-// reporting, and --fix (Fixes). It never executes anything from the scanned tree and writes only
-// with --fix.
+// (Config), changed lines (Diff), which files to analyse and report
+// (Selection: --diff's includers, --shard's plan), compile databases
+// (CompileDb), per-file analysis on a pool of threads (Analyse), then the
+// baseline, the reports and --fix (Outputs). It never executes anything from
+// the scanned tree, and writes only the baseline, --output files and --fix.
 //
 //===----------------------------------------------------------------------===//
 #include "Driver.h"
@@ -15,11 +16,11 @@
 #include "Config.h"
 #include "Diff.h"
 #include "FileWalk.h"
-#include "Selection.h"
 #include "Fixes.h"
 #include "SafeWrite.h"
 #include "Worker.h"
 #include "Outputs.h"
+#include "Selection.h"
 #include "ShowConfig.h"
 #include "kvlint/Frontend.h"
 

@@ -193,8 +193,8 @@ unsigned checkSuppressions(const CliOptions &C, ScanOutcome &S, SourceCache &Src
     if (!M)
       continue;
     for (const SuppressionProblem &P : M->Problems)
-      Said << "kvlint: warning: " << F << ":" << P.Line << ":" << P.Col << ": "
-                << P.Message << "\n";
+      Said << "kvlint: warning: " << F << ":" << P.Line << ":" << P.Col << ": " << P.Message
+           << "\n";
     if (!C.ReportUnusedSuppressions)
       continue;
     for (const Suppression &X : M->All)
@@ -228,6 +228,11 @@ int reportScan(const CliOptions &C, ScanOutcome &S, const BaselineState &B,
     }
     All.swap(Kept);
   }
+  // Suppressions first: a baseline records only what no comment hides.
+  std::string Root = sourceRoot(C, B);
+  std::ostringstream Unused, SuppressSaid;
+  unsigned UnusedCount = checkSuppressions(C, S, Src, Root, Unused, SuppressSaid);
+
   if (!C.WriteBaseline.empty()) {
     const std::string &Out = C.WriteBaseline;
     {
@@ -250,10 +255,6 @@ int reportScan(const CliOptions &C, ScanOutcome &S, const BaselineState &B,
     std::cerr << "kvlint: wrote " << All.size() << " finding(s) to baseline " << Out << "\n";
     All.clear();
   }
-
-  std::string Root = sourceRoot(C, B);
-  std::ostringstream Unused, SuppressSaid;
-  unsigned UnusedCount = checkSuppressions(C, S, Src, Root, Unused, SuppressSaid);
 
   // Only new findings (not in the baseline) on changed lines (--diff).
   unsigned InBaseline = 0;
