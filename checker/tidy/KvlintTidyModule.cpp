@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "kvlint/ClangFrontend.h"
+#include "kvlint/OptionCheck.h"
 #include "kvlint/Rule.h"
 #include "kvlint/Suppress.h"
 
@@ -33,9 +34,18 @@ public:
       : ClangTidyCheck(Name, Context), Impl(Info.Make()), TidyCtx(Context) {
     // Options are read and stored symmetrically under the rule's own names;
     // shared ones (Level, Envelope.*) may also be given globally.
-    for (const OptionSpec &O : allOptions())
-      Opts.set(std::string(Impl->check()) + "." + O.Name,
-               Options.getLocalOrGlobal(O.Name, O.Default).str());
+    // A value the CLI would reject (a bad number, an unknown level, a
+    // catastrophic pattern) is a configuration warning here, as clang-tidy's
+    // own checks do, and the default stands: never a silent default.
+    for (const OptionSpec &O : allOptions()) {
+      std::string Key = std::string(Impl->check()) + "." + O.Name;
+      std::string V = Options.getLocalOrGlobal(O.Name, O.Default).str();
+      if (std::string Why = checkOption(Key, V); !Why.empty()) {
+        configurationDiag("%0; the default '%1' is used") << Why << O.Default;
+        V = O.Default;
+      }
+      Opts.set(Key, V);
+    }
     Impl->configure(Opts);
   }
 
