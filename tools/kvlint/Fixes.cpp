@@ -99,7 +99,8 @@ FixOutcome applyAllFixes(const std::vector<Finding> &Fs,
       ++EditsOf[I];
     }
   }
-  for (auto &[Id, T] : ByFile) {
+  for (auto &Entry : ByFile) {
+    Target &T = Entry.second;
     auto Refuse = [&](const std::string &Why) {
       Err << "kvlint: error: '" << T.Real << "' not fixed: " << Why << "\n";
       ++Out.Failures;
