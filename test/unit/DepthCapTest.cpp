@@ -9,6 +9,8 @@
 
 #include <gtest/gtest.h>
 
+#include <pthread.h>
+
 #include <cstdint>
 
 using namespace kvlint;
@@ -107,22 +109,42 @@ TEST(DepthCap, BeyondTheCapIsUnboundedNotSmall) {
   EXPECT_EQ(M.of(V).M, Mag::Unbounded);
 }
 
+/// Runs Fn on a thread with a 256 MiB stack, as kvlint's worker processes
+/// run every analysis (tools/kvlint/Worker.cpp): the backstops bound the
+/// recursion to a finite depth, whose frames an ASan build makes several
+/// times larger than an 8 MB main stack holds.
+static void onLargeStack(void (*Fn)()) {
+  pthread_attr_t Attr;
+  pthread_attr_init(&Attr);
+  pthread_attr_setstacksize(&Attr, size_t(256) << 20);
+  pthread_t T;
+  ASSERT_EQ(pthread_create(&T, &Attr, [](void *P) -> void * {
+              reinterpret_cast<void (*)()>(P)();
+              return nullptr;
+            }, reinterpret_cast<void *>(Fn)),
+            0);
+  pthread_join(T, nullptr);
+  pthread_attr_destroy(&Attr);
+}
+
 TEST(DepthCap, AnalysesWalkAnUncutChainWithoutOverflowing) {
   // A frontend that forgot capDepth: the analyses stop at their own caps
-  // (a backstop) instead of overflowing the stack, and still answer
-  // unbounded. 200k levels would need ~400 MB of stack recursively.
-  Function F;
-  F.Name = "k";
-  const Node *V = chain(F, cst(F, 0), 100000);
-  Envelope E = env();
-  Bounds B(F, E, false);
-  EXPECT_GT(B.of(V).Hi, 100000);
-  EXPECT_FALSE(B.of(V).Exact);
-  Magnitudes M;
-  EXPECT_EQ(M.of(V).M, Mag::Unbounded);
-  const Node *W = chain(F, cst(F, 0), 100000);
-  EXPECT_FALSE(sameValue(V, W)); // not known to be the same
-  EXPECT_TRUE(sameValue(V, V));
+  // (a backstop) instead of recursing 100k levels deep, and still answer
+  // unbounded.
+  onLargeStack([] {
+    Function F;
+    F.Name = "k";
+    const Node *V = chain(F, cst(F, 0), 100000);
+    Envelope E = env();
+    Bounds B(F, E, false);
+    EXPECT_GT(B.of(V).Hi, 100000);
+    EXPECT_FALSE(B.of(V).Exact);
+    Magnitudes M;
+    EXPECT_EQ(M.of(V).M, Mag::Unbounded);
+    const Node *W = chain(F, cst(F, 0), 100000);
+    EXPECT_FALSE(sameValue(V, W)); // not known to be the same
+    EXPECT_TRUE(sameValue(V, V));
+  });
 }
 
 TEST(DepthCap, LoopCarriedCycleIsWalkedOnce) {
