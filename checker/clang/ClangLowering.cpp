@@ -263,7 +263,8 @@ private:
     if (!smallEnoughToFold(E))
       return nullptr;
     Expr::EvalResult R;
-    if (!E->EvaluateAsInt(R, Ctx))
+    // A constant past 64 bits (an __int128 or a _BitInt) is no fact here.
+    if (!E->EvaluateAsInt(R, Ctx) || !R.Val.getInt().isRepresentableByInt64())
       return nullptr;
     Node *N = make(Kind::Const, ty(E->getType()), E);
     N->Value = R.Val.getInt().getExtValue();
