@@ -7,6 +7,7 @@
 #include "Args.h"
 #include "Config.h"
 #include "RuleDocs.h"
+#include "SafeWrite.h"
 
 #include "kvlint/OptionCheck.h"
 
@@ -46,13 +47,13 @@ std::string parseCap(const std::string &V, const char *Flag, unsigned Min, unsig
 /// "" when P is absent or a regular file; a FIFO, device, socket or
 /// directory given as a file to read is refused before anything opens it.
 std::string regularOrAbsent(const std::string &Flag, const std::string &P) {
+  std::string Kind = specialKind(P);
+  if (!Kind.empty())
+    return Flag + " '" + P + "' is " + Kind + ", not a regular file";
   std::error_code EC;
-  std::filesystem::file_status St = std::filesystem::status(P, EC);
-  if (!std::filesystem::exists(St) || std::filesystem::is_regular_file(St))
-    return "";
-  return Flag + " '" + P + "' is " +
-         (std::filesystem::is_directory(St) ? "a directory"
-                                            : "not a regular file (a FIFO, device or socket)");
+  if (std::filesystem::is_directory(P, EC))
+    return Flag + " '" + P + "' is a directory";
+  return "";
 }
 
 /// What a flag does with its value; returns "" or an error message.

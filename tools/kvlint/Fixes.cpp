@@ -42,22 +42,6 @@ bool lockFile(int Fd) {
   return false;
 }
 
-/// Reads the whole of an open descriptor.
-bool readFd(int Fd, std::string &Out) {
-  Out.clear();
-  char Buf[65536];
-  for (;;) {
-    ssize_t N = ::read(Fd, Buf, sizeof Buf);
-    if (N < 0 && errno == EINTR)
-      continue;
-    if (N < 0)
-      return false;
-    if (N == 0)
-      return true;
-    Out.append(Buf, size_t(N));
-  }
-}
-
 } // namespace
 
 FixOutcome applyAllFixes(const std::vector<Finding> &Fs,
@@ -127,10 +111,11 @@ FixOutcome applyAllFixes(const std::vector<Finding> &Fs,
     // Locked: still the file at that path (not replaced while waiting), and
     // still the bytes the fix-its were computed from.
     std::string Text;
+    bool TooBig = false;
     if (::lstat(T.Real.c_str(), &Now) != 0 || Now.st_dev != Open.st_dev ||
         Now.st_ino != Open.st_ino) {
       Refuse("it was replaced since it was analysed; re-run kvlint");
-    } else if (!readFd(Fd, Text) || contentHash(Text) != T.Hash) {
+    } else if (!readFd(Fd, Text, SIZE_MAX, TooBig) || contentHash(Text) != T.Hash) {
       Refuse("it changed since it was analysed; re-run kvlint");
     } else {
       // The same edit reached through two names, or two analyses of one

@@ -45,21 +45,40 @@ std::string baseOf(const std::string &Path) {
   return Slash == std::string::npos ? Path : Path.substr(Slash + 1);
 }
 
-bool writeAll(int Fd, const std::string &Text) {
-  size_t Done = 0;
-  while (Done < Text.size()) {
-    ssize_t N = ::write(Fd, Text.data() + Done, Text.size() - Done);
-    if (N < 0) {
+} // namespace
+
+bool writeFd(int Fd, const char *P, size_t N) {
+  while (N) {
+    ssize_t W = ::write(Fd, P, N);
+    if (W < 0) {
       if (errno == EINTR)
         continue;
       return false;
     }
-    Done += size_t(N);
+    P += W, N -= size_t(W);
   }
   return true;
 }
 
-} // namespace
+bool readFd(int Fd, std::string &Out, size_t MaxBytes, bool &TooBig) {
+  Out.clear();
+  TooBig = false;
+  char Buf[65536];
+  for (;;) {
+    ssize_t N = ::read(Fd, Buf, sizeof Buf);
+    if (N < 0 && errno == EINTR)
+      continue;
+    if (N < 0)
+      return false;
+    if (N == 0)
+      return true;
+    if (Out.size() + size_t(N) > MaxBytes) {
+      TooBig = true;
+      return false;
+    }
+    Out.append(Buf, size_t(N));
+  }
+}
 
 std::string specialKind(const std::string &Path) {
   struct stat L, S;
@@ -99,27 +118,14 @@ bool readRegularFile(const std::string &Path, std::string &Out, std::string &Err
     return false;
   }
   Out.reserve(size_t(St.st_size));
-  char Buf[65536];
-  for (;;) {
-    ssize_t N = ::read(Fd, Buf, sizeof Buf);
-    if (N < 0) {
-      if (errno == EINTR)
-        continue;
-      Err = "cannot read '" + Path + "': " + std::strerror(errno);
-      ::close(Fd);
-      return false;
-    }
-    if (N == 0)
-      break;
-    if (Out.size() + size_t(N) > MaxBytes) { // it grew while being read
-      Err = "'" + Path + "' is larger than " + std::to_string(MaxBytes >> 20) + " MiB";
-      ::close(Fd);
-      return false;
-    }
-    Out.append(Buf, size_t(N));
-  }
+  bool TooBig = false;
+  bool Ok = readFd(Fd, Out, MaxBytes, TooBig);
+  int E = errno;
   ::close(Fd);
-  return true;
+  if (!Ok) // TooBig: it grew while being read
+    Err = TooBig ? "'" + Path + "' is larger than " + std::to_string(MaxBytes >> 20) + " MiB"
+                 : "cannot read '" + Path + "': " + std::strerror(E);
+  return Ok;
 }
 
 bool writeFileAtomically(const std::string &Path, const std::string &Text, std::string &Err) {
@@ -174,7 +180,7 @@ bool writeFileAtomically(const std::string &Path, const std::string &Text, std::
     ::umask(Mask);
     ::fchmod(Fd, 0666 & ~Mask);
   }
-  if (!writeAll(Fd, Text) || ::fsync(Fd) != 0)
+  if (!writeFd(Fd, Text) || ::fsync(Fd) != 0)
     return Fail("cannot write '" + Tmp + "': " + std::strerror(errno));
   if (::close(Fd) != 0) {
     Err = "cannot write '" + Tmp + "': " + std::strerror(errno);

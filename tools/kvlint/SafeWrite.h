@@ -37,6 +37,15 @@ bool readRegularFile(const std::string &Path, std::string &Out, std::string &Err
 /// symlink"); "" otherwise.
 std::string specialKind(const std::string &Path);
 
+/// Writes all N bytes of P to Fd, through short writes and EINTR. False on
+/// any other error.
+bool writeFd(int Fd, const char *P, size_t N);
+inline bool writeFd(int Fd, const std::string &Text) { return writeFd(Fd, Text.data(), Text.size()); }
+
+/// Reads Fd to its end into Out, through EINTR. False on a read error, or
+/// with TooBig set when it holds more than MaxBytes.
+bool readFd(int Fd, std::string &Out, size_t MaxBytes, bool &TooBig);
+
 /// A stable, collision-resistant hash of Text (hex SHA-256).
 std::string contentHash(const std::string &Text);
 

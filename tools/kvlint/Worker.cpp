@@ -1,5 +1,6 @@
 //===- Worker.cpp - each file's analysis in a process of its own ----------===//
 #include "Worker.h"
+#include "SafeWrite.h"
 #include "Wire.h"
 
 #include "llvm/Support/ErrorHandling.h"
@@ -52,19 +53,6 @@ void memoryOf(pid_t Pid, uint64_t &Virtual, uint64_t &Resident) {
   }
 }
 
-bool writeAll(int Fd, const char *P, size_t N) {
-  while (N) {
-    ssize_t W = ::write(Fd, P, N);
-    if (W < 0) {
-      if (errno == EINTR)
-        continue;
-      return false;
-    }
-    P += W, N -= size_t(W);
-  }
-  return true;
-}
-
 bool readAll(int Fd, char *P, size_t N) {
   while (N) {
     ssize_t R = ::read(Fd, P, N);
@@ -105,8 +93,8 @@ void *childLoop(void *P) {
     }
     std::string Bytes = encodeResult(R);
     uint64_t N = Bytes.size();
-    if (!writeAll(A.Res, reinterpret_cast<const char *>(&N), sizeof N) ||
-        !writeAll(A.Res, Bytes.data(), Bytes.size()))
+    if (!writeFd(A.Res, reinterpret_cast<const char *>(&N), sizeof N) ||
+        !writeFd(A.Res, Bytes.data(), Bytes.size()))
       return nullptr;
   }
 }
@@ -272,7 +260,7 @@ void runPool(std::vector<FileResult> &Results, const std::function<FileResult(si
         continue;
       }
       uint64_t I = Next;
-      if (!writeAll(S.Task, reinterpret_cast<const char *>(&I), sizeof I)) {
+      if (!writeFd(S.Task, reinterpret_cast<const char *>(&I), sizeof I)) {
         Reap(S);
         continue; // respawn and retry the same file
       }
