@@ -41,6 +41,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "UnguardedTableLoad.h"
+#include "kvlint/Walk.h"
 
 #include <algorithm>
 #include <functional>
@@ -210,21 +211,11 @@ bool sameLeaf(const Node *A, const Node *B) {
 /// True when X occurs in Hay (through locals; into memory reads only when
 /// ThroughLoads). Visits each node once.
 bool occurs(const Node *Hay, const Node *X, bool ThroughLoads) {
-  std::vector<const Node *> Stack = {Hay}, Seen;
-  while (!Stack.empty() && Seen.size() < 2048) {
-    const Node *N = Stack.back();
-    Stack.pop_back();
-    if (!N || std::find(Seen.begin(), Seen.end(), N) != Seen.end())
-      continue;
-    Seen.push_back(N);
+  return walkOperands({Hay}, 2048, [&](const Node *N) {
     if (sameLeaf(N, X))
-      return true;
-    if (N->K == Kind::Load && !ThroughLoads)
-      continue;
-    for (const Node *O : N->Ops)
-      Stack.push_back(O);
-  }
-  return false;
+      return Walk::Stop;
+    return N->K == Kind::Load && !ThroughLoads ? Walk::Over : Walk::Into;
+  });
 }
 
 /// True when N's value is computed from X without reading memory (through
@@ -296,66 +287,46 @@ struct UnguardedTableLoad::Check {
   /// width for this address?
   bool widthLike(const Node *E, const std::vector<const Node *> &Strides,
                  const std::vector<std::string> &TermLoadBases) const {
-    bool Found = false;
-    std::vector<const Node *> Stack = {E};
-    std::vector<const Node *> Seen;
-    while (!Stack.empty() && !Found && Seen.size() < 256) {
-      const Node *N = Stack.back();
-      Stack.pop_back();
-      if (!N || std::find(Seen.begin(), Seen.end(), N) != Seen.end())
-        continue;
-      Seen.push_back(N);
+    return walkOperands({E}, 256, [&](const Node *N) {
       for (const Node *W : Strides)
         if (sameLeaf(N, W))
-          Found = true;
+          return Walk::Stop;
       std::string Nm = nameOf(N);
       if ((N->K == Kind::Param || N->K == Kind::Var || N->K == Kind::Symbolic ||
            N->K == Kind::Const || N->K == Kind::Unknown) &&
           !Nm.empty() && R.WidthRe.search(Nm))
-        Found = true;
-      if (N->K == Kind::Load) {
-        std::string BN = nameOf(addressBase(N->op(0)));
-        for (const std::string &X : TermLoadBases)
-          if (!BN.empty() && X == BN)
-            Found = true; // CSR: indptr[b + 1] bounds a row started at indptr[b]
-        continue;
-      }
-      for (const Node *O : N->Ops)
-        Stack.push_back(O);
-    }
-    return Found;
+        return Walk::Stop;
+      if (N->K != Kind::Load)
+        return Walk::Into;
+      std::string BN = nameOf(addressBase(N->op(0)));
+      for (const std::string &X : TermLoadBases)
+        if (!BN.empty() && X == BN)
+          return Walk::Stop; // CSR: indptr[b + 1] bounds a row started at indptr[b]
+      return Walk::Over;
+    });
   }
 
   /// Is E a sequence length, or computed from one without other memory
   /// reads (cdiv(seq_len, block_size), min(seq_len, window_end))? A value
   /// loaded from a table of sequence lengths (seq_lens[b]) counts.
   bool seqDerived(const Node *Root) const {
-    std::vector<const Node *> Stack = {Root}, Seen;
-    while (!Stack.empty() && Seen.size() < 1024) {
-      const Node *E = Stack.back();
-      Stack.pop_back();
-      if (!E || std::find(Seen.begin(), Seen.end(), E) != Seen.end())
-        continue;
-      Seen.push_back(E);
+    return walkOperands({Root}, 1024, [&](const Node *E) {
       std::string Nm = nameOf(E);
       if (E->K == Kind::Load) {
         // A table of sequence lengths, or of any per-request lengths
         // (gather_lens, query_lens): bounded by the sequence.
         static const Pattern LenTable = Pattern::builtin("(^|_)(lens?|lengths?)(_ptr)?$");
         std::string BN = nameOf(addressBase(E->op(0)));
-        if ((!BN.empty() && (R.SeqRe.search(BN) || LenTable.search(BN))) ||
-            (!E->Name.empty() && R.SeqRe.search(E->Name)))
-          return true;
-        continue;
+        bool Len = (!BN.empty() && (R.SeqRe.search(BN) || LenTable.search(BN))) ||
+                   (!E->Name.empty() && R.SeqRe.search(E->Name));
+        return Len ? Walk::Stop : Walk::Over;
       }
       if ((E->K == Kind::Param || E->K == Kind::Var || E->K == Kind::Symbolic ||
            E->K == Kind::Unknown || E->K == Kind::Call) &&
           !Nm.empty() && R.SeqRe.search(Nm))
-        return true;
-      for (const Node *O : E->Ops)
-        Stack.push_back(O);
-    }
-    return false;
+        return Walk::Stop;
+      return Walk::Into;
+    });
   }
 
   /// Is E a count of blocks: a division by a block size (cdiv(n, bs) is
@@ -534,22 +505,11 @@ struct UnguardedTableLoad::Check {
   /// Does the position include a value read from memory other than a
   /// sequence length?
   bool foreignLoad(const Node *Pos) const {
-    std::vector<const Node *> Stack = {Pos}, Seen;
-    while (!Stack.empty() && Seen.size() < 1024) {
-      const Node *N = Stack.back();
-      Stack.pop_back();
-      if (!N || std::find(Seen.begin(), Seen.end(), N) != Seen.end())
-        continue;
-      Seen.push_back(N);
-      if (N->K == Kind::Load) {
-        if (!seqDerived(N))
-          return true;
-        continue;
-      }
-      for (const Node *O : N->Ops)
-        Stack.push_back(O);
-    }
-    return false;
+    return walkOperands({Pos}, 1024, [&](const Node *N) {
+      if (N->K != Kind::Load)
+        return Walk::Into;
+      return seqDerived(N) ? Walk::Over : Walk::Stop;
+    });
   }
 
   struct Site {
@@ -574,23 +534,19 @@ struct UnguardedTableLoad::Check {
   /// A name matching Re among the leaves reachable from Roots (no deeper
   /// than memory reads), or "".
   static std::string nameIn(const std::vector<const Node *> &Roots, const Pattern &Re) {
-    std::vector<const Node *> Stack(Roots.begin(), Roots.end()), Seen;
-    while (!Stack.empty() && Seen.size() < 2048) {
-      const Node *N = Stack.back();
-      Stack.pop_back();
-      if (!N || std::find(Seen.begin(), Seen.end(), N) != Seen.end())
-        continue;
-      Seen.push_back(N);
+    std::string Found;
+    walkOperands(Roots, 2048, [&](const Node *N) {
       if (N->K == Kind::Param || N->K == Kind::Var || N->K == Kind::Symbolic ||
           N->K == Kind::Unknown) {
         std::string Nm = nameOf(N);
-        if (!Nm.empty() && Re.search(Nm))
-          return Nm;
+        if (!Nm.empty() && Re.search(Nm)) {
+          Found = Nm;
+          return Walk::Stop;
+        }
       }
-      for (const Node *O : N->Ops)
-        Stack.push_back(O);
-    }
-    return "";
+      return Walk::Into;
+    });
+    return Found;
   }
 
   /// Evidence that this table's row can be narrower than the span of the
@@ -685,24 +641,18 @@ struct UnguardedTableLoad::Check {
     if (!N.empty())
       return "the position '" + N + "' is a draft, speculative or prefetched one, which the "
                                     "request's length does not bound";
-    std::vector<const Node *> Stack = {Pos}, Seen;
-    while (!Stack.empty() && Seen.size() < 1024) {
-      const Node *X = Stack.back();
-      Stack.pop_back();
-      if (!X || std::find(Seen.begin(), Seen.end(), X) != Seen.end())
-        continue;
-      Seen.push_back(X);
-      if (X->K == Kind::Load) {
-        std::string B = leafName(nameOf(addressBase(X->op(0))));
-        if (!B.empty() && (Foreign.search(B) || Draft.search(B)))
-          return "the position is read from another table ('" + B +
-                 "'), which the request's length does not bound";
-        continue;
-      }
-      for (const Node *O : X->Ops)
-        Stack.push_back(O);
-    }
-    return "";
+    std::string Why;
+    walkOperands({Pos}, 1024, [&](const Node *X) {
+      if (X->K != Kind::Load)
+        return Walk::Into;
+      std::string B = leafName(nameOf(addressBase(X->op(0))));
+      if (B.empty() || !(Foreign.search(B) || Draft.search(B)))
+        return Walk::Over;
+      Why = "the position is read from another table ('" + B +
+            "'), which the request's length does not bound";
+      return Walk::Stop;
+    });
+    return Why;
   }
 
   void run() {
@@ -911,21 +861,13 @@ struct UnguardedTableLoad::Check {
   /// alone, with no value read from memory?
   bool fromGrid(const Node *Pos) const {
     bool Launch = false;
-    std::vector<const Node *> Stack = {Pos}, Seen;
-    while (!Stack.empty() && Seen.size() < 1024) {
-      const Node *N = Stack.back();
-      Stack.pop_back();
-      if (!N || std::find(Seen.begin(), Seen.end(), N) != Seen.end())
-        continue;
-      Seen.push_back(N);
+    bool Read = walkOperands({Pos}, 1024, [&](const Node *N) {
       if (N->K == Kind::Load || N->K == Kind::Call || N->K == Kind::Unknown)
-        return false;
-      if (N->K == Kind::LaunchIdx)
-        Launch = true;
-      for (const Node *O : N->Ops)
-        Stack.push_back(O);
-    }
-    return Launch;
+        return Walk::Stop;
+      Launch |= N->K == Kind::LaunchIdx;
+      return Walk::Into;
+    });
+    return Launch && !Read;
   }
 
   /// An early exit (or enclosing guard) that skips padded tokens: a test
@@ -965,26 +907,19 @@ struct UnguardedTableLoad::Check {
   /// The Load node the access reads into (same address, or same range).
   const Node *loadOf(const Access &A) const {
     const Node *Found = nullptr;
-    std::vector<const Node *> Stack, Seen;
-    for (const Access &X : F.Accesses) {
-      Stack.push_back(X.Addr);
-      Stack.push_back(X.Value);
-      Stack.push_back(X.Mask);
-    }
-    while (!Stack.empty() && !Found && Seen.size() < 4096) {
-      const Node *N = Stack.back();
-      Stack.pop_back();
-      if (!N || std::find(Seen.begin(), Seen.end(), N) != Seen.end())
-        continue;
-      Seen.push_back(N);
+    std::vector<const Node *> Roots;
+    for (const Access &X : F.Accesses)
+      Roots.insert(Roots.end(), {X.Addr, X.Value, X.Mask});
+    walkOperands(Roots, 4096, [&](const Node *N) {
       if (N->K == Kind::Load &&
           (N->op(0) == A.Addr ||
            (N->Range.valid() && A.Range.valid() && N->Range.Begin.Offset == A.Range.Begin.Offset &&
-            N->Range.End.Offset == A.Range.End.Offset && N->Range.Begin.File == A.Range.Begin.File)))
+            N->Range.End.Offset == A.Range.End.Offset && N->Range.Begin.File == A.Range.Begin.File))) {
         Found = N;
-      for (const Node *O : N->Ops)
-        Stack.push_back(O);
-    }
+        return Walk::Stop;
+      }
+      return Walk::Into;
+    });
     return Found;
   }
 

@@ -31,6 +31,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "UncheckedPadSlot.h"
+#include "kvlint/Walk.h"
 
 #include <algorithm>
 #include <map>
@@ -281,19 +282,12 @@ struct UncheckedPadSlot::Check {
 
   /// A merge that reaches itself through its operands: a loop's variable.
   static bool loopCarried(const Node *Phi) {
-    std::vector<const Node *> Stack(Phi->Ops.begin(), Phi->Ops.end()), Seen;
-    while (!Stack.empty() && Seen.size() < 1024) {
-      const Node *N = Stack.back();
-      Stack.pop_back();
+    std::vector<const Node *> Roots(Phi->Ops.begin(), Phi->Ops.end());
+    return walkOperands(std::move(Roots), 1024, [&](const Node *N) {
       if (N == Phi)
-        return true;
-      if (!N || N->K == Kind::Load || std::find(Seen.begin(), Seen.end(), N) != Seen.end())
-        continue;
-      Seen.push_back(N);
-      for (const Node *O : N->Ops)
-        Stack.push_back(O);
-    }
-    return false;
+        return Walk::Stop;
+      return N->K == Kind::Load ? Walk::Over : Walk::Into;
+    });
   }
 
   /// Atomic facts of a guard or mask: (comparison, holds-as-written).
