@@ -62,6 +62,8 @@ std::string projectRoot(const std::string &Explicit, const std::vector<std::stri
   return "";
 }
 
+std::string canonicalPath(const std::string &Path) { return canonical(Path); }
+
 bool inputsInTests(const std::string &Root, const std::vector<std::string> &Inputs) {
   for (const std::string &In : Inputs) {
     std::string P = canonical(In);

@@ -20,6 +20,9 @@ namespace project {
 /// keeps single-file facts. Absolute, symlinks resolved.
 std::string projectRoot(const std::string &Explicit, const std::vector<std::string> &Inputs);
 
+/// Path as the model keys it: absolute, normal, symlinks resolved.
+std::string canonicalPath(const std::string &Path);
+
 /// True when one of Inputs lies inside a test or benchmark directory of Root
 /// (isTestPath): scanning tests asks for their kernels, so they are roots.
 bool inputsInTests(const std::string &Root, const std::vector<std::string> &Inputs);

@@ -32,6 +32,7 @@
 #ifndef KVLINT_PROJECT_PROJECT_H
 #define KVLINT_PROJECT_PROJECT_H
 
+#include "kvlint/IR.h"
 #include "project/Summary.h"
 
 #include <map>
@@ -81,6 +82,25 @@ public:
   /// a definition; sorted. For tests and --dump-ir-like inspection.
   std::vector<std::string> resolve(const std::string &Path, const std::string &Dotted) const;
 
+  /// The deployment profile the project's callers put a kernel in
+  /// (Profile.cpp; docs/envelope.md, "How the profile is chosen"):
+  /// Training when every path from a root to it passes through the
+  /// `forward`/`backward` of a torch.autograd.Function (in any module) or
+  /// through a training-only module; Inference when some root reaches it on
+  /// a path that avoids both; Unknown when the model cannot say (the kernel
+  /// is not in the model, or no root reaches it).
+  struct ProfileVerdict {
+    Profile Prof = Profile::Unknown;
+    std::string Why; ///< "reached only through `ChunkGLAFunction.forward` (fla/ops/gla/chunk.py:1352)"
+  };
+  ProfileVerdict profile(const std::string &Path, const std::string &Kernel) const;
+
+  /// The @triton.jit helper a dotted name in the file at Path denotes, when
+  /// it is defined in another module of the project (a helper of the same
+  /// file is the frontend's own): null when the name resolves to nothing,
+  /// to something else, or to helpers whose returns disagree.
+  const Definition *importedJit(const std::string &Path, const std::string &Dotted) const;
+
   struct Stats {
     size_t Files = 0, Defs = 0, Kernels = 0, KernelsReached = 0, KernelsOnlyTests = 0;
   };
@@ -128,6 +148,18 @@ private:
   };
   mutable std::map<LookupKey, LookupMemo> Memo;
   std::vector<char> Reached;   ///< from the roots
+  std::vector<int> RootNodes;  ///< the roots, tests left out
+  /// Edges that only say "public API" (a public module's function, what an
+  /// `__init__` binds): Profile.cpp follows them only to a definition that
+  /// nothing reached calls.
+  std::vector<std::pair<int, int>> ApiOnly;
+  /// Profile.cpp: the node a path from the roots avoiding training code
+  /// came from (-2: none), and from the training entries (-2: none).
+  std::vector<int> InfParent, TrainParent;
+  std::vector<char> Gate; ///< forward/backward of an autograd.Function, training modules
+  /// (file, a dotted name its kernels use) -> the @triton.jit helper of
+  /// another module it denotes, with a return fact (importedJit).
+  std::map<std::pair<int, std::string>, Target> Jits;
   std::vector<int> TestParent; ///< with tests as roots too: the node it came from (-2: not)
 
   // Link.cpp
@@ -147,6 +179,12 @@ private:
   void buildGraph();
   void computeReach();
   std::string whyUnreached(int Node) const;
+
+  // Profile.cpp
+  void computeProfiles();
+  bool autogradClass(int F, int Def, unsigned Depth, bool &HasBackward) const;
+  std::string nodeName(int Node) const;
+  std::string nodeWhere(int Node) const;
 };
 
 } // namespace project

@@ -52,6 +52,7 @@ void ProjectModel::build(std::vector<FileSummary> In, const ProjectConfig &C) {
   nameModules();
   buildGraph();
   computeReach();
+  computeProfiles();
 }
 
 void ProjectModel::buildGraph() {
@@ -75,6 +76,14 @@ void ProjectModel::buildGraph() {
   auto Edge = [&](int From, int To) {
     if (From != To)
       Edges[From].push_back(To);
+  };
+  // An edge that says only that a definition is public API.
+  ApiOnly.clear();
+  auto ApiEdge = [&](int From, int To) {
+    if (From == To)
+      return;
+    Edges[From].push_back(To);
+    ApiOnly.push_back({From, To});
   };
   for (size_t I = 0; I < Files.size(); ++I) {
     FileInfo &F = Files[I];
@@ -147,7 +156,7 @@ void ProjectModel::buildGraph() {
                  (F.InPackage ? !D.Kernel && Cfg.PublicModulesAreApi && F.Public && !F.IsInit
                               : true);
       if (Api)
-        Edge(Mod, Me);
+        ApiEdge(Mod, Me);
     }
     // A package's __init__: what it binds publicly, and its __all__.
     if (F.IsInit) {
@@ -162,9 +171,29 @@ void ProjectModel::buildGraph() {
         std::vector<Target> Ts;
         lookupIn(int(I), Nm, true, 0, Ts);
         for (const Target &T : Ts)
-          Edge(Mod, T.Def < 0 ? Files[T.File].ModNode : NodeOf(T));
+          if (T.Def < 0)
+            Edge(Mod, Files[T.File].ModNode);
+          else
+            ApiEdge(Mod, NodeOf(T));
       }
     }
+  }
+  // An API edge also added as a real one (module-level code that names the
+  // definition) is real: it occurs in Edges more often than it was added
+  // as API.
+  std::sort(ApiOnly.begin(), ApiOnly.end());
+  {
+    std::vector<std::pair<int, int>> Keep;
+    for (size_t I = 0; I < ApiOnly.size();) {
+      size_t J = I;
+      while (J < ApiOnly.size() && ApiOnly[J] == ApiOnly[I])
+        ++J;
+      const std::vector<int> &E = Edges[ApiOnly[I].first];
+      if (size_t(std::count(E.begin(), E.end(), ApiOnly[I].second)) == J - I)
+        Keep.push_back(ApiOnly[I]);
+      I = J;
+    }
+    ApiOnly.swap(Keep);
   }
   for (auto &E : Edges) {
     std::sort(E.begin(), E.end());
@@ -194,6 +223,7 @@ void ProjectModel::computeReach() {
       To.push_back(F.ModNode);
     }
   }
+  RootNodes = Roots;
   if (Cfg.IncludeTests) {
     Roots.insert(Roots.end(), TestRoots.begin(), TestRoots.end());
     TestRoots.clear();

@@ -42,6 +42,22 @@ struct Definition {
   /// f-string completes (`f"pkg.models.{name}"` -> `"pkg.models."`): the
   /// dynamic imports of registries and factories (importlib.import_module).
   std::vector<std::string> Strings;
+  /// A @triton.jit helper's return, when every `return` of its body gives
+  /// the same kind of value (Summarise.cpp): what a kernel of another module
+  /// that calls the helper sees of the call (checker/triton/Calls.cpp).
+  struct Return {
+    enum KindT : uint8_t {
+      None,      ///< no fact (or returns that disagree)
+      Cast,      ///< an explicit integer cast: `x.to(tl.int64)`, `tl.cast(x, tl.int64)`
+      Const,     ///< an integer literal, Value
+      ProgramId, ///< `tl.program_id(axis)`, cast to Bits when Cast is set
+    } Kind = None;
+    unsigned Bits = 0;   ///< Cast, ProgramId: the integer width (0: no cast)
+    bool Signed = true;
+    int64_t Value = 0;   ///< Const: the value; ProgramId with Param < 0: the axis
+    int Param = -1;      ///< ProgramId: the parameter whose argument is the axis
+    std::string ParamName;
+  } Ret;
 };
 
 /// `import a.b`, `import a.b as c`, `from .x import y as z`, `from x import *`.

@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Lowering.h"
+#include "project/Project.h"
 
 #include <algorithm>
 
@@ -225,20 +226,17 @@ Val FnLowerer::call(TSNode E) {
   }
 
   std::string B = tlMember(Q);
+  // A @triton.jit helper of another module (imported): what the project
+  // model's summary says it returns.
+  if (B.empty() && !Q.empty() && M.Project && (is(Fn, "identifier") || is(Fn, "attribute")))
+    if (const project::Definition *H = M.Project->importedJit(M.ProjectPath, M.text(Fn)))
+      return importedCall(*H, E, ArgList);
   if (Q == "min" || Q == "max") B = Q == "min" ? "minimum" : "maximum";
   if (Q == "int") B = "__int";
   Args A = lowerArgs(ArgList);
   if (B.empty() || A.Broken) return opaqueCall(Q.empty() ? M.text(Fn) : Q, A, E);
 
-  if (B == "program_id") {
-    Node *N = mk(Kind::LaunchIdx, i32(), E);
-    int64_t Ax = 0;
-    const Node *AxN = nodeArg(A, 0, "axis", E);
-    if (AxN) constOf(AxN, Ax);
-    N->Name = "program_id(" + std::to_string(Ax) + ")";
-    if (Launch && Ax >= 0 && Ax < 3) N->Hint = Launch->Axis[Ax]; // the launcher's grid
-    return Val::node(N);
-  }
+  if (B == "program_id") return programId(nodeArg(A, 0, "axis", E), E);
   if (B == "num_programs") {
     Node *N = mk(Kind::LaunchDim, i32(), E);
     int64_t Ax = 0;
@@ -441,6 +439,48 @@ Val FnLowerer::opaqueCall(const std::string &Name, const Args &A, TSNode E) {
   for (auto &KV : A.Kw)
     if (KV.second.isNode()) N->Ops.push_back(KV.second.Nd);
   return Val::node(N);
+}
+
+/// tl.program_id(axis): a 32-bit launch index, bounded by the launcher's grid.
+Val FnLowerer::programId(const Node *AxN, TSNode E, int64_t Ax) {
+  Node *N = mk(Kind::LaunchIdx, i32(), E);
+  if (AxN) constOf(AxN, Ax);
+  N->Name = "program_id(" + std::to_string(Ax) + ")";
+  if (Launch && Ax >= 0 && Ax < 3) N->Hint = Launch->Axis[Ax]; // the launcher's grid
+  return Val::node(N);
+}
+
+/// A call of a @triton.jit helper another module defines: it cannot be
+/// inlined (its source is not this file's), so the call is what the
+/// project summary says every `return` of the helper gives
+/// (project::Definition::Ret): an integer cast of an opaque value, a
+/// constant, or tl.program_id of one of its arguments (cast or not).
+Val FnLowerer::importedCall(const project::Definition &H, TSNode E, TSNode ArgList) {
+  using R = project::Definition::Return;
+  Args A = lowerArgs(ArgList);
+  const R &Ret = H.Ret;
+  if (A.Broken || Ret.Kind == R::None) return opaqueCall(H.Name, A, E);
+  if (Ret.Kind == R::Const) {
+    bool Fits = Ret.Value >= INT32_MIN && Ret.Value <= INT32_MAX;
+    Node *N = mk(Kind::Const, Fits ? i32() : i64(), E);
+    N->Value = Ret.Value;
+    return Val::node(N);
+  }
+  Val V;
+  if (Ret.Kind == R::ProgramId) {
+    const Node *AxN = nullptr;
+    if (Ret.Param >= 0) {
+      AxN = nodeArg(A, size_t(Ret.Param), Ret.ParamName.c_str(), E);
+      if (!AxN) return opaqueCall(H.Name, A, E); // the axis is a default: unknown
+    }
+    V = programId(AxN, E, Ret.Param >= 0 ? 0 : Ret.Value);
+    if (!Ret.Bits) return V;
+  } else {
+    V = opaqueCall(H.Name, A, E);
+  }
+  Node *C = mk(Kind::Cast, IntTy::integer(Ret.Bits, Ret.Signed), E, {V.Nd});
+  C->Explicit = true;
+  return Val::node(C);
 }
 
 Val FnLowerer::inlineCall(const JitFn &J, TSNode E, TSNode ArgList) {

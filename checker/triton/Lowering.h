@@ -27,6 +27,7 @@
 #define KVLINT_TRITON_LOWERING_H
 
 #include "kvlint/Frontend.h"
+#include "project/Summary.h"
 
 #include <tree_sitter/api.h>
 
@@ -155,6 +156,9 @@ struct Module {
   std::vector<std::pair<std::string, std::string>> JitWraps; // k = triton.jit(f)
   const Options &Opts;
   const TreeDtypes *Tree = nullptr; ///< dtypes the rest of the scan allocates
+  /// The scan's project model, and this file's path as it knows it.
+  const project::ProjectModel *Project = nullptr;
+  std::string ProjectPath;
   unsigned LoadBits = 32;
 
   Module(std::string P, const std::string &S, const Options &O)
@@ -296,6 +300,8 @@ private:
   Val memoryRead(const Val &From, TSNode E);
   Val opaqueCall(const std::string &Name, const Args &A, TSNode E);
   Val inlineCall(const JitFn &J, TSNode E, TSNode ArgList);
+  Val importedCall(const project::Definition &H, TSNode E, TSNode ArgList);
+  Val programId(const Node *AxN, TSNode E, int64_t Ax = 0);
 
   // --- statements, joins and loops (Statements.cpp) -----------------------
   void bind(TSNode Target, const Val &V);

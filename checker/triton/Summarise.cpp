@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstring>
 #include <set>
 
 namespace kvlint {
@@ -227,6 +228,201 @@ struct Summariser {
     return false;
   }
 
+  // ---- what a @triton.jit helper returns (Definition::Ret) --------------
+
+  /// Every `return` under N, not inside a nested function, class or lambda.
+  static void returns(TSNode N, std::vector<TSNode> &Out, unsigned Depth) {
+    if (Depth > 64 || Out.size() > 32)
+      return;
+    for (TSNode K : kids(N)) {
+      if (is(K, "function_definition") || is(K, "class_definition") || is(K, "lambda") ||
+          is(K, "decorated_definition"))
+        continue;
+      if (is(K, "return_statement")) {
+        Out.push_back(K);
+        continue;
+      }
+      returns(K, Out, Depth + 1);
+    }
+  }
+
+  static TSNode unparen(TSNode N) {
+    for (unsigned I = 0; I < 16 && is(N, "parenthesized_expression") && !kids(N).empty(); ++I)
+      N = kids(N)[0];
+    return N;
+  }
+
+  /// An integer literal's value (decimal or hex, `_` separators, a leading
+  /// minus); false for anything else or past 62 bits.
+  bool intLiteral(TSNode N, int64_t &V) const {
+    N = unparen(N);
+    bool Neg = false;
+    if (is(N, "unary_operator") && text(N).rfind("-", 0) == 0) {
+      Neg = true;
+      N = unparen(field(N, "argument"));
+    }
+    if (!is(N, "integer"))
+      return false;
+    std::string T;
+    for (char C : text(N))
+      if (C != '_')
+        T += C;
+    if (T.empty() || T.size() > 18)
+      return false;
+    int Base = 10;
+    size_t I = 0;
+    if (T.size() > 2 && T[0] == '0' && (T[1] == 'x' || T[1] == 'X')) {
+      Base = 16;
+      I = 2;
+    }
+    int64_t X = 0;
+    for (; I < T.size(); ++I) {
+      int D = isdigit((unsigned char)T[I]) ? T[I] - '0'
+              : Base == 16 && isxdigit((unsigned char)T[I]) ? tolower(T[I]) - 'a' + 10
+                                                             : -1;
+      if (D < 0 || X > (int64_t(1) << 58))
+        return false;
+      X = X * Base + D;
+    }
+    V = Neg ? -X : X;
+    return true;
+  }
+
+  /// The integer dtype a cast names: `tl.int64`, `triton.language.int64`,
+  /// a bare `int64` (imported), also as a string.
+  static bool castDtype(std::string T, unsigned &Bits, bool &Signed) {
+    T.erase(std::remove_if(T.begin(), T.end(), [](char C) { return C == ' ' || C == '"' ||
+                                                               C == '\'' ; }),
+            T.end());
+    for (const char *P : {"tl.", "triton.language.", "language."})
+      if (T.rfind(P, 0) == 0) {
+        T = T.substr(strlen(P));
+        break;
+      }
+    IntTy Ty;
+    bool IsFloat;
+    if (!dtypeByName(T, Ty, IsFloat) || IsFloat || Ty.Bool)
+      return false;
+    Bits = Ty.Bits;
+    Signed = Ty.Signed;
+    return true;
+  }
+
+  static bool isProgramId(const std::string &Callee) {
+    return Callee == "tl.program_id" || Callee == "triton.language.program_id" ||
+           Callee == "program_id";
+  }
+
+  /// What one returned expression is, for Definition::Ret.
+  Definition::Return returnOf(TSNode E, const std::vector<std::string> &Params) const {
+    Definition::Return R;
+    E = unparen(E);
+    int64_t V;
+    if (intLiteral(E, V)) {
+      R.Kind = Definition::Return::Const;
+      R.Value = V;
+      return R;
+    }
+    if (!is(E, "call"))
+      return R;
+    TSNode Fn = field(E, "function");
+    std::vector<TSNode> Args;
+    std::string DtypeKw;
+    for (TSNode A : kids(field(E, "arguments"))) {
+      if (is(A, "keyword_argument")) {
+        if (text(field(A, "name")) == "dtype")
+          DtypeKw = text(field(A, "value"));
+        else if (text(field(A, "name")) == "axis")
+          Args.insert(Args.begin(), field(A, "value"));
+        continue;
+      }
+      Args.push_back(A);
+    }
+    TSNode Inner{};
+    std::string Dt;
+    if (is(Fn, "attribute") && text(field(Fn, "attribute")) == "to") {
+      Inner = field(Fn, "object");
+      Dt = !Args.empty() ? text(Args[0]) : DtypeKw;
+    } else if (dotted(Fn) == "tl.cast" || dotted(Fn) == "triton.language.cast") {
+      if (Args.empty())
+        return R;
+      Inner = Args[0];
+      Dt = Args.size() > 1 ? text(Args[1]) : DtypeKw;
+    } else if (isProgramId(dotted(Fn))) {
+      if (Args.empty()) {
+        R.Kind = Definition::Return::ProgramId; // axis 0
+        return R;
+      }
+      TSNode Ax = unparen(Args[0]);
+      if (intLiteral(Ax, V)) {
+        R.Kind = Definition::Return::ProgramId;
+        R.Value = V;
+      } else if (is(Ax, "identifier")) {
+        auto It = std::find(Params.begin(), Params.end(), text(Ax));
+        if (It == Params.end())
+          return R;
+        R.Kind = Definition::Return::ProgramId;
+        R.Param = int(It - Params.begin());
+        R.ParamName = *It;
+      }
+      return R;
+    } else {
+      return R;
+    }
+    unsigned Bits;
+    bool Signed;
+    if (Dt.empty() || !castDtype(Dt, Bits, Signed))
+      return R;
+    Definition::Return In = returnOf(Inner, Params);
+    if (In.Kind == Definition::Return::ProgramId && In.Bits == 0) {
+      R = In;
+    } else {
+      R = Definition::Return();
+      R.Kind = Definition::Return::Cast;
+    }
+    R.Bits = Bits;
+    R.Signed = Signed;
+    return R;
+  }
+
+  /// Every return of a helper gives the same fact, or there is none.
+  Definition::Return helperReturn(TSNode Def) const {
+    std::vector<std::string> Params;
+    for (TSNode P : kids(field(Def, "parameters"))) {
+      TSNode N{};
+      if (is(P, "identifier"))
+        N = P;
+      else if (is(P, "typed_parameter")) {
+        for (TSNode K : kids(P))
+          if (is(K, "identifier")) {
+            N = K;
+            break;
+          }
+      } else if (is(P, "default_parameter") || is(P, "typed_default_parameter"))
+        N = field(P, "name");
+      if (is(N, "identifier"))
+        Params.push_back(text(N));
+    }
+    std::vector<TSNode> Rs;
+    returns(field(Def, "body"), Rs, 0);
+    Definition::Return Out;
+    if (Rs.empty() || Rs.size() > 32)
+      return Out;
+    for (size_t I = 0; I < Rs.size(); ++I) {
+      std::vector<TSNode> K = kids(Rs[I]);
+      if (K.empty())
+        return Definition::Return();
+      Definition::Return R = returnOf(K[0], Params);
+      if (R.Kind == Definition::Return::None)
+        return Definition::Return();
+      if (I && (R.Kind != Out.Kind || R.Bits != Out.Bits || R.Signed != Out.Signed ||
+                R.Value != Out.Value || R.Param != Out.Param))
+        return Definition::Return();
+      Out = R;
+    }
+    return Out;
+  }
+
   /// A function (Class empty: at top level) or a method.
   void addFunction(TSNode Def, const std::vector<TSNode> &Decs, const std::string &Class,
                    int ClassIdx) {
@@ -244,6 +440,8 @@ struct Summariser {
       if (registers(T))
         D.Registered = true;
     }
+    if (D.Kernel && Class.empty())
+      D.Ret = helperReturn(Def);
     int Idx = int(Out.Defs.size());
     Out.Defs.push_back(D);
     Mentions Refs;

@@ -18,6 +18,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Lowering.h"
+#include "project/Build.h"
+#include "project/Project.h"
 
 #include <algorithm>
 #include <cctype>
@@ -147,6 +149,29 @@ bool decodeSource(const std::string &Src, std::string &Text, std::vector<uint32_
   return true;
 }
 
+/// The kernel's profile: what the project's callers show (the project
+/// model, across files), else what its own file's launchers show
+/// (kernelProfile), else Unknown (the rule's default). The model's
+/// inference verdict is kept only where the file alone would say training
+/// (elsewhere Unknown already means inference, and says nothing new).
+Profile projectProfile(const Module &M, const std::string &Kernel, std::string &Why) {
+  std::string Local;
+  Profile P = kernelProfile(M, Kernel, Local);
+  if (M.Project) {
+    project::ProjectModel::ProfileVerdict V = M.Project->profile(M.ProjectPath, Kernel);
+    if (V.Prof == Profile::Training) {
+      Why = V.Why;
+      return Profile::Training;
+    }
+    if (V.Prof == Profile::Inference && P == Profile::Training) {
+      Why = V.Why + ", though in its own file " + Local;
+      return Profile::Inference;
+    }
+  }
+  Why = Local;
+  return P;
+}
+
 std::unique_ptr<Function> lowerFunction(Module &M, const JitFn &J,
                                         const std::map<std::string, bool> &Fixed,
                                         std::vector<std::string> &Notes) {
@@ -191,7 +216,8 @@ std::unique_ptr<Function> lowerFunction(Module &M, const JitFn &J,
 using namespace triton;
 
 LoweredFile lowerTritonSource(const std::string &Path, const std::string &Source,
-                              const Options &Opts, const TreeDtypes *Tree) {
+                              const Options &Opts, const TreeDtypes *Tree,
+                              const project::ProjectModel *Project) {
   LoweredFile Out;
   // Fast path: a file without "jit" has no @triton.jit function.
   if (Source.find("jit") == std::string::npos) return Out;
@@ -298,6 +324,10 @@ LoweredFile lowerTritonSource(const std::string &Path, const std::string &Source
 
   Module M(Path, Work, Opts);
   M.Tree = Tree;
+  if (Project && !Project->empty()) {
+    M.Project = Project;
+    M.ProjectPath = project::canonicalPath(Path);
+  }
   int64_t Bits = Opts.getInt("triton.UnknownLoadBits", 32);
   M.LoadBits = (Bits == 8 || Bits == 16 || Bits == 32 || Bits == 64) ? unsigned(Bits) : 32;
   // Names most Triton code uses without importing them from triton directly.
@@ -320,12 +350,18 @@ LoweredFile lowerTritonSource(const std::string &Path, const std::string &Source
     // parameters without those facts.
     if (J.Called) continue;
     FlagPlan Plan = planFlags(M, J);
+    Profile Prof = Profile::Unknown;
+    std::string ProfWhy;
     for (unsigned Combo = 0; Combo < (1u << Plan.Value.size()); ++Combo) {
       std::map<std::string, bool> Fixed;
       for (const std::string &W : Plan.Widen) Fixed[W] = true;
       for (size_t I = 0; I < Plan.Value.size(); ++I) Fixed[Plan.Value[I]] = (Combo >> I) & 1;
       Out.Functions.push_back(lowerFunction(M, J, Fixed, Out.Notes));
-      Out.Functions.back()->Prof = kernelProfile(M, J.Name, Out.Functions.back()->ProfileWhy);
+      Function &Fn = *Out.Functions.back();
+      if (Combo == 0)
+        Prof = projectProfile(M, J.Name, ProfWhy);
+      Fn.Prof = Prof;
+      Fn.ProfileWhy = ProfWhy;
     }
   }
   if (!Back.empty()) {

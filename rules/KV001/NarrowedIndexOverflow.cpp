@@ -133,6 +133,9 @@ struct NarrowedIndexOverflow::Walk {
   /// value ends up that wide whatever the template's types are, so a
   /// product of unknown width inside it is judged at the holder's width.
   IntTy Holder;
+  /// Why the kernel is in its profile, when its callers (not the option,
+  /// not the default) chose it: said in a note on every finding.
+  std::string ProfWhy;
 
   /// Walks into Holder's value (a Var or Cast), with Holder set when N is a
   /// narrow holder of a value of unknown type.
@@ -497,6 +500,9 @@ struct NarrowedIndexOverflow::Walk {
                  "; widen " + quote(Leaf) + " to 64 bits before it multiplies";
     Fd.Group = rootName(Leaf);
     Fd.Latent = AtLatent;
+    if (!ProfWhy.empty())
+      Fd.Notes.push_back({F.Range, std::string("judged in the ") + profileName(Prof) +
+                                       " profile: " + ProfWhy});
     if (N->Compound && Leaf == N->op(0)) {
       // `x *= k`: x is an lvalue; a cast of it would not compile. Widening
       // x's declared type makes the product 64-bit.
@@ -553,6 +559,8 @@ void NarrowedIndexOverflow::run(const Function &F, std::vector<Finding> &Out) co
   Profile P = chooseProfile(F, ProfileOpt, Why);
   const Envelope &E = P == Profile::Training ? TrainEnv : Env;
   Walk W{*this, F, Out, Bounds(F, E, false), Bounds(F, E, true), P, {}, {}, {}};
+  if (F.Prof != Profile::Unknown && P == F.Prof && !Why.empty() && Why == F.ProfileWhy)
+    W.ProfWhy = Why;
   for (const Access &A : F.Accesses) {
     const Node *Base = addressBase(A.Addr);
     W.In.at(A);

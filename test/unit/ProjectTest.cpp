@@ -180,6 +180,77 @@ TEST(ProjectReach, LazyPackageImports) {
   EXPECT_TRUE(M.reach("/p/pkg/lazy/b.py", "_k").Reached);
   EXPECT_FALSE(M.reach("/p/lib/c.py", "_k").Reached);
 }
+
+// The profile (Profile.cpp): a kernel behind an autograd.Function of another
+// module is training; one a plain wrapper also launches is inference; a
+// kernel only a test launches has no verdict.
+TEST(ProjectProfile, AcrossModules) {
+  ProjectModel M = model(
+      {{"pkg/__init__.py", "from .api import op, decode\n"},
+       {"pkg/api.py", "from .fn import Fn\nfrom .k import shared\n"
+                      "def op(x):\n    return Fn.apply(x)\n"
+                      "def decode(x):\n    return shared(x)\n"},
+       {"pkg/fn.py", "import torch\nfrom .k import fwd, shared\n"
+                     "class Fn(torch.autograd.Function):\n"
+                     "    @staticmethod\n    def forward(ctx, x):\n        return fwd(x) + shared(x)\n"
+                     "    @staticmethod\n    def backward(ctx, d):\n        return fwd(d)\n"},
+       {"pkg/k.py", "import triton\n@triton.jit\ndef _t(p):\n    pass\n"
+                    "@triton.jit\ndef _s(p):\n    pass\n"
+                    "@triton.jit\ndef _u(p):\n    pass\n"
+                    "def fwd(x):\n    _t[(1,)](x)\n"
+                    "def shared(x):\n    _s[(1,)](x)\n"
+                    "def _unused(x):\n    _u[(1,)](x)\n"}});
+  ProjectModel::ProfileVerdict T = M.profile("/p/pkg/k.py", "_t");
+  EXPECT_EQ(T.Prof, Profile::Training);
+  EXPECT_NE(T.Why.find("`Fn.forward` (pkg/fn.py:5)"), std::string::npos) << T.Why;
+  EXPECT_EQ(M.profile("/p/pkg/k.py", "_s").Prof, Profile::Inference);
+  EXPECT_EQ(M.profile("/p/pkg/k.py", "_u").Prof, Profile::Unknown);
+  EXPECT_EQ(M.profile("/p/pkg/nothere.py", "_t").Prof, Profile::Unknown);
+}
+
+// A Function with a forward only proves nothing (an inference wrapper).
+TEST(ProjectProfile, ForwardOnlyFunction) {
+  ProjectModel M = model(
+      {{"pkg/__init__.py", "from .fn import op\n"},
+       {"pkg/fn.py", std::string(Kernel) + "class Fn(torch.autograd.Function):\n"
+                                          "    def forward(ctx, x):\n        _k[(1,)](x)\n"
+                                          "def op(x):\n    return Fn.apply(x)\n"}});
+  EXPECT_EQ(M.profile("/p/pkg/fn.py", "_k").Prof, Profile::Inference);
+}
+
+// What a helper returns (Definition::Ret), and which imported names denote one.
+TEST(ProjectHelpers, Returns) {
+  FileSummary S = summarisePython(
+      "/p/u.py", "import triton\nimport triton.language as tl\n"
+                 "@triton.jit\ndef pid64(axis):\n    return tl.program_id(axis).to(tl.int64)\n"
+                 "@triton.jit\ndef w(x):\n    return tl.cast(x, tl.uint32)\n"
+                 "@triton.jit\ndef c():\n    return 0x100\n"
+                 "@triton.jit\ndef mix(x, F: tl.constexpr):\n    if F:\n        return 1\n"
+                 "    return 2\n"
+                 "@triton.jit\ndef none(x):\n    tl.store(x, 1)\n");
+  ASSERT_EQ(S.Defs.size(), 5u);
+  using R = Definition::Return;
+  EXPECT_EQ(S.Defs[0].Ret.Kind, R::ProgramId);
+  EXPECT_EQ(S.Defs[0].Ret.Bits, 64u);
+  EXPECT_EQ(S.Defs[0].Ret.Param, 0);
+  EXPECT_EQ(S.Defs[1].Ret.Kind, R::Cast);
+  EXPECT_EQ(S.Defs[1].Ret.Bits, 32u);
+  EXPECT_FALSE(S.Defs[1].Ret.Signed);
+  EXPECT_EQ(S.Defs[2].Ret.Kind, R::Const);
+  EXPECT_EQ(S.Defs[2].Ret.Value, 256);
+  EXPECT_EQ(S.Defs[3].Ret.Kind, R::None);
+  EXPECT_EQ(S.Defs[4].Ret.Kind, R::None);
+  ProjectModel M = model(
+      {{"pkg/__init__.py", ""},
+       {"pkg/u.py", "import triton\nimport triton.language as tl\n"
+                    "@triton.jit\ndef pid64(axis):\n    return tl.program_id(axis).to(tl.int64)\n"},
+       {"pkg/k.py", "import triton\nfrom pkg.u import pid64\nfrom other import far\n"
+                    "@triton.jit\ndef _k(p):\n    a = pid64(0)\n    b = far(0)\n"}});
+  const Definition *H = M.importedJit("/p/pkg/k.py", "pid64");
+  ASSERT_NE(H, nullptr);
+  EXPECT_EQ(H->Name, "pid64");
+  EXPECT_EQ(M.importedJit("/p/pkg/k.py", "far"), nullptr);
+}
 #endif
 
 TEST(ProjectPaths, Tests) {

@@ -69,7 +69,7 @@ FileResult analyseFile(const std::string &Path, const AnalyseInput &In) {
       return R;
     }
 #ifdef KVLINT_HAVE_TRITON
-    LF = lowerTritonSource(Path, Src, *In.Opts, In.Tree);
+    LF = lowerTritonSource(Path, Src, *In.Opts, In.Tree, In.Project);
 #else
     R.Notes.push_back({Path, "Triton frontend not built; file skipped", false});
     R.Skipped = true;

@@ -13,6 +13,10 @@
 
 namespace kvlint {
 
+namespace project {
+class ProjectModel;
+}
+
 /// The result of lowering one source file.
 struct LoweredFile {
   std::vector<std::unique_ptr<Function>> Functions;
@@ -95,8 +99,13 @@ private:
 /// Triton frontend: lowers every @triton.jit function of a Python file.
 /// Plain Python yields no functions. Options: "triton.UnknownLoadBits".
 /// Tree, when given, answers for table dtypes the file itself does not show.
+/// Project, when given (the scan's project model, checker/project/), puts
+/// each kernel in the profile its callers across the project show
+/// (Function::Prof) and answers for @triton.jit helpers imported from other
+/// modules (what they return).
 LoweredFile lowerTritonSource(const std::string &Path, const std::string &Source,
-                              const Options &Opts, const TreeDtypes *Tree = nullptr);
+                              const Options &Opts, const TreeDtypes *Tree = nullptr,
+                              const project::ProjectModel *Project = nullptr);
 
 } // namespace kvlint
 
