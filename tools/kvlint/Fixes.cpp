@@ -111,11 +111,10 @@ FixOutcome applyAllFixes(const std::vector<Finding> &Fs,
     // Locked: still the file at that path (not replaced while waiting), and
     // still the bytes the fix-its were computed from.
     std::string Text;
-    bool TooBig = false;
     if (::lstat(T.Real.c_str(), &Now) != 0 || Now.st_dev != Open.st_dev ||
         Now.st_ino != Open.st_ino) {
       Refuse("it was replaced since it was analysed; re-run kvlint");
-    } else if (!readFd(Fd, Text, SIZE_MAX, TooBig) || contentHash(Text) != T.Hash) {
+    } else if (!readFd(Fd, Text) || contentHash(Text) != T.Hash) {
       Refuse("it changed since it was analysed; re-run kvlint");
     } else {
       // The same edit reached through two names, or two analyses of one

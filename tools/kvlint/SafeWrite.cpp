@@ -60,9 +60,8 @@ bool writeFd(int Fd, const char *P, size_t N) {
   return true;
 }
 
-bool readFd(int Fd, std::string &Out, size_t MaxBytes, bool &TooBig) {
+bool readFd(int Fd, std::string &Out, size_t MaxBytes) {
   Out.clear();
-  TooBig = false;
   char Buf[65536];
   for (;;) {
     ssize_t N = ::read(Fd, Buf, sizeof Buf);
@@ -73,7 +72,7 @@ bool readFd(int Fd, std::string &Out, size_t MaxBytes, bool &TooBig) {
     if (N == 0)
       return true;
     if (Out.size() + size_t(N) > MaxBytes) {
-      TooBig = true;
+      errno = EFBIG;
       return false;
     }
     Out.append(Buf, size_t(N));
@@ -118,13 +117,12 @@ bool readRegularFile(const std::string &Path, std::string &Out, std::string &Err
     return false;
   }
   Out.reserve(size_t(St.st_size));
-  bool TooBig = false;
-  bool Ok = readFd(Fd, Out, MaxBytes, TooBig);
+  bool Ok = readFd(Fd, Out, MaxBytes);
   int E = errno;
   ::close(Fd);
-  if (!Ok) // TooBig: it grew while being read
-    Err = TooBig ? "'" + Path + "' is larger than " + std::to_string(MaxBytes >> 20) + " MiB"
-                 : "cannot read '" + Path + "': " + std::strerror(E);
+  if (!Ok) // EFBIG: it grew while being read
+    Err = E == EFBIG ? "'" + Path + "' is larger than " + std::to_string(MaxBytes >> 20) + " MiB"
+                     : "cannot read '" + Path + "': " + std::strerror(E);
   return Ok;
 }
 

@@ -17,6 +17,7 @@
 #ifndef KVLINT_TOOLS_SAFEWRITE_H
 #define KVLINT_TOOLS_SAFEWRITE_H
 
+#include <cstdint>
 #include <string>
 
 namespace kvlint {
@@ -42,9 +43,9 @@ std::string specialKind(const std::string &Path);
 bool writeFd(int Fd, const char *P, size_t N);
 inline bool writeFd(int Fd, const std::string &Text) { return writeFd(Fd, Text.data(), Text.size()); }
 
-/// Reads Fd to its end into Out, through EINTR. False on a read error, or
-/// with TooBig set when it holds more than MaxBytes.
-bool readFd(int Fd, std::string &Out, size_t MaxBytes, bool &TooBig);
+/// Reads Fd to its end into Out, through EINTR. False on a read error
+/// (errno says which), or with errno EFBIG when it holds more than MaxBytes.
+bool readFd(int Fd, std::string &Out, size_t MaxBytes = SIZE_MAX);
 
 /// A stable, collision-resistant hash of Text (hex SHA-256).
 std::string contentHash(const std::string &Text);
