@@ -212,9 +212,7 @@ void ProjectModel::computeProfiles() {
             Ok = false;
             break;
           }
-          if (One && (One->Ret.Kind != H.Ret.Kind || One->Ret.Bits != H.Ret.Bits ||
-                      One->Ret.Signed != H.Ret.Signed || One->Ret.Value != H.Ret.Value ||
-                      One->Ret.Param != H.Ret.Param)) {
+          if (One && !One->Ret.sameFact(H.Ret)) {
             Ok = false;
             break;
           }

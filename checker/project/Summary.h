@@ -57,6 +57,11 @@ struct Definition {
     int64_t Value = 0;   ///< Const: the value; ProgramId with Param < 0: the axis
     int Param = -1;      ///< ProgramId: the parameter whose argument is the axis
     std::string ParamName;
+    /// The same fact (ParamName only names Param; the index decides).
+    bool sameFact(const Return &O) const {
+      return Kind == O.Kind && Bits == O.Bits && Signed == O.Signed && Value == O.Value &&
+             Param == O.Param;
+    }
   } Ret;
 };
 

@@ -415,8 +415,7 @@ struct Summariser {
       Definition::Return R = returnOf(K[0], Params);
       if (R.Kind == Definition::Return::None)
         return Definition::Return();
-      if (I && (R.Kind != Out.Kind || R.Bits != Out.Bits || R.Signed != Out.Signed ||
-                R.Value != Out.Value || R.Param != Out.Param))
+      if (I && !R.sameFact(Out))
         return Definition::Return();
       Out = R;
     }
