@@ -350,18 +350,15 @@ LoweredFile lowerTritonSource(const std::string &Path, const std::string &Source
     // parameters without those facts.
     if (J.Called) continue;
     FlagPlan Plan = planFlags(M, J);
-    Profile Prof = Profile::Unknown;
     std::string ProfWhy;
+    Profile Prof = projectProfile(M, J.Name, ProfWhy); // the kernel's, whatever the flags
     for (unsigned Combo = 0; Combo < (1u << Plan.Value.size()); ++Combo) {
       std::map<std::string, bool> Fixed;
       for (const std::string &W : Plan.Widen) Fixed[W] = true;
       for (size_t I = 0; I < Plan.Value.size(); ++I) Fixed[Plan.Value[I]] = (Combo >> I) & 1;
       Out.Functions.push_back(lowerFunction(M, J, Fixed, Out.Notes));
-      Function &Fn = *Out.Functions.back();
-      if (Combo == 0)
-        Prof = projectProfile(M, J.Name, ProfWhy);
-      Fn.Prof = Prof;
-      Fn.ProfileWhy = ProfWhy;
+      Out.Functions.back()->Prof = Prof;
+      Out.Functions.back()->ProfileWhy = ProfWhy;
     }
   }
   if (!Back.empty()) {
