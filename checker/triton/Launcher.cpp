@@ -51,33 +51,6 @@ constexpr int64_t Unbounded = int64_t(1) << 62;
 
 bool fits(__int128 V) { return V >= INT64_MIN && V <= INT64_MAX; }
 
-TSNode stripParens(TSNode N) {
-  for (unsigned I = 0; I < 64 && is(N, "parenthesized_expression"); ++I) {
-    std::vector<TSNode> Ks = kids(N);
-    if (Ks.size() != 1) break;
-    N = Ks[0];
-  }
-  return N;
-}
-
-bool parseInt(const std::string &Text, int64_t &V) {
-  std::string T = Text;
-  T.erase(std::remove(T.begin(), T.end(), '_'), T.end());
-  if (T.empty() || T.size() > 40) return false;
-  errno = 0;
-  char *End = nullptr;
-  long long R;
-  if (T.size() > 2 && T[0] == '0' && (T[1] == 'b' || T[1] == 'B'))
-    R = strtoll(T.c_str() + 2, &End, 2);
-  else if (T.size() > 2 && T[0] == '0' && (T[1] == 'o' || T[1] == 'O'))
-    R = strtoll(T.c_str() + 2, &End, 8);
-  else
-    R = strtoll(T.c_str(), &End, 0);
-  if (errno || !End || *End) return false;
-  V = R;
-  return true;
-}
-
 std::string stringValue(const Module &M, TSNode S) {
   if (!is(S, "string")) return "";
   std::string T = M.text(S);

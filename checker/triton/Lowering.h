@@ -67,6 +67,11 @@ inline bool is(TSNode N, const char *T) {
 std::vector<TSNode> kids(TSNode N);
 TSNode field(TSNode N, const char *F);
 std::vector<TSNode> fieldKids(TSNode N, const char *F);
+/// N without the parentheses around it.
+TSNode stripParens(TSNode N);
+/// The value of a Python integer literal's text; false when it is not one
+/// or does not fit 64 bits.
+bool parseInt(const std::string &Text, int64_t &V);
 
 /// Visits every node under Root without recursion.
 template <typename Fn> void walk(TSNode Root, Fn &&F) {

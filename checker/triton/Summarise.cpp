@@ -246,44 +246,18 @@ struct Summariser {
     }
   }
 
-  static TSNode unparen(TSNode N) {
-    for (unsigned I = 0; I < 16 && is(N, "parenthesized_expression") && !kids(N).empty(); ++I)
-      N = kids(N)[0];
-    return N;
-  }
-
-  /// An integer literal's value (decimal or hex, `_` separators, a leading
-  /// minus); false for anything else or past 62 bits.
+  /// An integer literal's value, with a leading minus; false for anything
+  /// else or past 62 bits.
   bool intLiteral(TSNode N, int64_t &V) const {
-    N = unparen(N);
+    N = stripParens(N);
     bool Neg = false;
     if (is(N, "unary_operator") && text(N).rfind("-", 0) == 0) {
       Neg = true;
-      N = unparen(field(N, "argument"));
+      N = stripParens(field(N, "argument"));
     }
-    if (!is(N, "integer"))
+    int64_t X;
+    if (!is(N, "integer") || !parseInt(text(N), X) || X > (int64_t(1) << 62))
       return false;
-    std::string T;
-    for (char C : text(N))
-      if (C != '_')
-        T += C;
-    if (T.empty() || T.size() > 18)
-      return false;
-    int Base = 10;
-    size_t I = 0;
-    if (T.size() > 2 && T[0] == '0' && (T[1] == 'x' || T[1] == 'X')) {
-      Base = 16;
-      I = 2;
-    }
-    int64_t X = 0;
-    for (; I < T.size(); ++I) {
-      int D = isdigit((unsigned char)T[I]) ? T[I] - '0'
-              : Base == 16 && isxdigit((unsigned char)T[I]) ? tolower(T[I]) - 'a' + 10
-                                                             : -1;
-      if (D < 0 || X > (int64_t(1) << 58))
-        return false;
-      X = X * Base + D;
-    }
     V = Neg ? -X : X;
     return true;
   }
@@ -316,7 +290,7 @@ struct Summariser {
   /// What one returned expression is, for Definition::Ret.
   Definition::Return returnOf(TSNode E, const std::vector<std::string> &Params) const {
     Definition::Return R;
-    E = unparen(E);
+    E = stripParens(E);
     int64_t V;
     if (intLiteral(E, V)) {
       R.Kind = Definition::Return::Const;
@@ -353,7 +327,7 @@ struct Summariser {
         R.Kind = Definition::Return::ProgramId; // axis 0
         return R;
       }
-      TSNode Ax = unparen(Args[0]);
+      TSNode Ax = stripParens(Args[0]);
       if (intLiteral(Ax, V)) {
         R.Kind = Definition::Return::ProgramId;
         R.Value = V;

@@ -5,6 +5,10 @@
 //===----------------------------------------------------------------------===//
 #include "Lowering.h"
 
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+
 namespace kvlint {
 namespace triton {
 
@@ -48,6 +52,36 @@ std::vector<TSNode> fieldKids(TSNode N, const char *F) {
   }
   ts_tree_cursor_delete(&C);
   return Out;
+}
+
+/// N without the parentheses around it: `((x))` is `x`.
+TSNode stripParens(TSNode N) {
+  for (unsigned I = 0; I < 64 && is(N, "parenthesized_expression"); ++I) {
+    std::vector<TSNode> Ks = kids(N);
+    if (Ks.size() != 1) break;
+    N = Ks[0];
+  }
+  return N;
+}
+
+/// The value of a Python integer literal's text (`1_024`, `0x400`, `0o17`,
+/// `0b11`); false when it is not one or does not fit 64 bits.
+bool parseInt(const std::string &Text, int64_t &V) {
+  std::string T = Text;
+  T.erase(std::remove(T.begin(), T.end(), '_'), T.end());
+  if (T.empty() || T.size() > 40) return false;
+  errno = 0;
+  char *End = nullptr;
+  long long R;
+  if (T.size() > 2 && T[0] == '0' && (T[1] == 'b' || T[1] == 'B'))
+    R = strtoll(T.c_str() + 2, &End, 2);
+  else if (T.size() > 2 && T[0] == '0' && (T[1] == 'o' || T[1] == 'O'))
+    R = strtoll(T.c_str() + 2, &End, 8);
+  else
+    R = strtoll(T.c_str(), &End, 0);
+  if (errno || !End || *End) return false;
+  V = R;
+  return true;
 }
 
 } // namespace triton
