@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cerrno>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -102,6 +103,27 @@ Finding widen(const std::string &File, unsigned Offset) {
   X.Text = "(long)";
   F.Fixes.push_back(X);
   return F;
+}
+
+// readFd reads to the end through a pipe's short reads, and says a stream
+// longer than its cap is too big with EFBIG (readRegularFile's "larger than"
+// when a file grows while it is read).
+TEST(SafeWrite, ReadFdStopsPastItsCap) {
+  int P[2];
+  ASSERT_EQ(::pipe(P), 0);
+  ASSERT_TRUE(writeFd(P[1], std::string("0123456789")));
+  ::close(P[1]);
+  std::string Out;
+  errno = 0;
+  EXPECT_FALSE(readFd(P[0], Out, 4));
+  EXPECT_EQ(errno, EFBIG);
+  ::close(P[0]);
+  ASSERT_EQ(::pipe(P), 0);
+  ASSERT_TRUE(writeFd(P[1], std::string("0123456789")));
+  ::close(P[1]);
+  EXPECT_TRUE(readFd(P[0], Out, 10));
+  EXPECT_EQ(Out, "0123456789");
+  ::close(P[0]);
 }
 
 TEST(Fixes, OneRealFileIsFixedOnceWhateverItsNames) {
