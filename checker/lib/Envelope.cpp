@@ -191,6 +191,13 @@ std::vector<OptionSpec> Envelope::optionSpecs() {
     Out.push_back({std::string("Envelope.") + S.Key + ".Names", S.Names,
                    std::string("regex (case-insensitive) of value names that denote ") + S.Key});
   }
+  // One profile's own bound (docs/envelope.md): unset by default, so that
+  // Envelope.<Key> (both profiles) and the profile's default still apply.
+  for (const char *P : {"Inference", "Training"})
+    for (const DimSpec &S : Specs)
+      Out.push_back({std::string("Envelope.") + P + "." + S.Key, "",
+                     std::string("upper bound of the ") + S.Key + " dimension in the " + P +
+                         " profile only (default: Envelope." + S.Key + ")"});
   Out.push_back({"Envelope.LatentScale", "16",
                  "the latent level looks this many times beyond every dimension's bound"});
   Out.push_back({"Profile", "auto",

@@ -58,6 +58,11 @@ OptionType typeOf(const OptionSpec &S) {
       T.K = X.K, T.Min = X.Min, T.Max = X.Max, T.Choices = X.Choices;
       return T;
     }
+  if (S.Name.rfind("Envelope.Inference.", 0) == 0 || S.Name.rfind("Envelope.Training.", 0) == 0) {
+    T.K = OptionType::Integer; // unset by default: the shared bound applies
+    T.Min = 1, T.Max = Huge;
+    return T;
+  }
   int64_t V;
   bool Names = S.Name.size() > 6 && S.Name.compare(S.Name.size() - 6, 6, ".Names") == 0;
   if (Names || S.Help.rfind("regex", 0) == 0) {

@@ -40,7 +40,9 @@ public:
     for (const OptionSpec &O : allOptions()) {
       std::string Key = std::string(Impl->check()) + "." + O.Name;
       std::string V = Options.getLocalOrGlobal(O.Name, O.Default).str();
-      if (std::string Why = checkOption(Key, V); !Why.empty()) {
+      // The default is valid by construction ('' is "unset": a profile's
+      // own bound, Envelope.Inference.<Key>, falls back to Envelope.<Key>).
+      if (std::string Why = V == O.Default ? "" : checkOption(Key, V); !Why.empty()) {
         configurationDiag("%0; the default '%1' is used") << Why << O.Default;
         V = O.Default;
       }

@@ -11,6 +11,13 @@
 # RUN: %if kvlint %{ %kvlint --option=Profile=inference %s | FileCheck %s --check-prefix=NONE --allow-empty --implicit-check-not=warning: %}
 # RUN: %if kvlint %{ rm -rf %t && mkdir -p %t/serve && cp %s %t/serve/k.py && printf 'Profile: inference\n' > %t/serve/.kvlint.yaml && %kvlint %t/serve/k.py | FileCheck %s --check-prefix=NONE --allow-empty --implicit-check-not=warning: %}
 # RUN: %if kvlint %{ not %kvlint --option=Profile=training %s | FileCheck %s --check-prefixes=CHECK,TRAIN --implicit-check-not=warning: %}
+# Each profile's own bound (docs/envelope.md): Envelope.Inference.Tokens moves
+# the serving kernel's step and leaves training's 1M; Envelope.Training.Tokens
+# the reverse.
+# RUN: %if kvlint %{ not %kvlint --option=Profile=auto --option=Envelope.Inference.Tokens=262144 %s | FileCheck %s --check-prefixes=CHECK,INF --implicit-check-not=warning: %}
+# RUN: %if kvlint %{ %kvlint --option=Profile=auto --option=Envelope.Training.Tokens=65536 %s | FileCheck %s --check-prefix=NONE --allow-empty --implicit-check-not=warning: %}
+# RUN: %if kvlint %{ not %kvlint --option=Envelope.Training.Tokens=0 %s 2>&1 | FileCheck %s --check-prefix=BAD %}
+# BAD: error: --option=Envelope.Training.Tokens=0: 'Envelope.Training.Tokens' wants an integer from 1 to 2^62
 # NONE-NOT: warning:
 import torch
 import triton
@@ -30,7 +37,8 @@ def _scale_train(x_ptr, y_ptr, hidden_size, BLOCK: tl.constexpr):
 def _scale_serve(x_ptr, y_ptr, hidden_size, BLOCK: tl.constexpr):
     token = tl.program_id(0)
     offs = tl.arange(0, BLOCK)
-    # LATENT: profile.py:[[@LINE+2]]:{{[0-9]+}}: warning: 32-bit signed product 'token * hidden_size' is used as a memory offset and wraps past 2^31 only beyond the inference envelope
+    # LATENT: profile.py:[[@LINE+3]]:{{[0-9]+}}: warning: 32-bit signed product 'token * hidden_size' is used as a memory offset and wraps past 2^31 only beyond the inference envelope
+    # INF: profile.py:[[@LINE+2]]:{{[0-9]+}}: warning: 32-bit signed product 'token * hidden_size' is used as a memory offset and wraps past 2^31 in the inference profile: 'token' <= 262,143
     # TRAIN: profile.py:[[@LINE+1]]:{{[0-9]+}}: warning: 32-bit signed product 'token * hidden_size' is used as a memory offset and wraps past 2^31 in the training profile
     x = tl.load(x_ptr + token * hidden_size + offs, mask=offs < hidden_size)
     tl.store(y_ptr + offs, x, mask=offs < hidden_size)
