@@ -187,7 +187,15 @@ namespace {
 /// (GIT_DIR, GIT_EXTERNAL_DIFF, GIT_CONFIG_PARAMETERS, ...), with no system
 /// or global configuration, no pager, no prompt and no optional locks (a
 /// diff must not write the repository's index).
-std::vector<std::string> gitEnvironment() {
+/// Config overrides for git, as (key, value) pairs.
+using GitConfig = std::vector<std::pair<std::string, std::string>>;
+
+/// The environment git runs in: none of the caller's GIT_* variables, no
+/// system or global config, and Safe's overrides through GIT_CONFIG_COUNT,
+/// which outrank every config file and keep the key apart from the value
+/// (`-c filter.x=y.clean=` would set the key `filter.x`: a filter named
+/// `x=y` stayed on).
+std::vector<std::string> gitEnvironment(const GitConfig &Safe) {
   std::vector<std::string> Env;
   for (char **E = environ; E && *E; ++E)
     if (std::strncmp(*E, "GIT_", 4) != 0)
@@ -196,6 +204,11 @@ std::vector<std::string> gitEnvironment() {
                         "GIT_TERMINAL_PROMPT=0", "GIT_OPTIONAL_LOCKS=0", "GIT_ATTR_NOSYSTEM=1",
                         "GIT_NO_REPLACE_OBJECTS=1"})
     Env.push_back(V);
+  Env.push_back("GIT_CONFIG_COUNT=" + std::to_string(Safe.size()));
+  for (size_t I = 0; I < Safe.size(); ++I) {
+    Env.push_back("GIT_CONFIG_KEY_" + std::to_string(I) + "=" + Safe[I].first);
+    Env.push_back("GIT_CONFIG_VALUE_" + std::to_string(I) + "=" + Safe[I].second);
+  }
   return Env;
 }
 
@@ -203,34 +216,37 @@ std::vector<std::string> gitEnvironment() {
 /// failure Err carries what git said. The scanned repository is hostile
 /// (DESIGN.md §8): its own config may name programs (core.fsmonitor, a
 /// filter's clean command, an external diff, textconv), so every such key is
-/// switched off on the command line, which outranks any config file.
+/// switched off in the environment (GIT_CONFIG_COUNT), which outranks any
+/// config file.
 bool runGit(const std::string &Dir, const std::vector<std::string> &Args, std::string &Out,
-            std::string &Err, const std::vector<std::string> &Safe);
+            std::string &Err, const GitConfig &Safe);
 
-/// The -c options that switch off what a repository's config could run.
-std::vector<std::string> baseSafety() {
-  return {"-c", "core.fsmonitor=false",  "-c", "core.attributesFile=/dev/null",
-          "-c", "core.hooksPath=/dev/null", "-c", "diff.external=",
-          "-c", "core.pager=cat",        "-c", "core.sshCommand=false",
-          "-c", "protocol.allow=never",  "-c", "submodule.recurse=false",
-          "-c", "core.alternateRefsCommand=false", "-c", "core.untrackedCache=false"};
+/// The overrides that switch off what a repository's config could run.
+GitConfig baseSafety() {
+  return {{"core.fsmonitor", "false"},  {"core.attributesFile", "/dev/null"},
+          {"core.hooksPath", "/dev/null"}, {"diff.external", ""},
+          {"core.pager", "cat"},        {"core.sshCommand", "false"},
+          {"protocol.allow", "never"},  {"submodule.recurse", "false"},
+          {"core.alternateRefsCommand", "false"}, {"core.untrackedCache", "false"}};
 }
 
 /// Every filter driver the repository's configuration defines, switched
 /// off: an empty clean/smudge/process command runs nothing, and a filter
 /// marked required no longer fails the diff.
-bool filterSafety(const std::string &Dir, std::vector<std::string> &Safe, std::string &Err) {
+bool filterSafety(const std::string &Dir, GitConfig &Safe, std::string &Err) {
   std::string Keys, E;
-  std::vector<std::string> Probe = baseSafety();
-  // --name-only lists keys; `git config` exits 1 when none match.
-  if (!runGit(Dir, {"config", "--name-only", "--get-regexp", "^filter\\."}, Keys, E, Probe) &&
+  GitConfig Probe = baseSafety();
+  // --name-only lists keys, NUL-terminated (-z: a name may hold a newline);
+  // `git config` exits 1 when none match.
+  if (!runGit(Dir, {"config", "-z", "--name-only", "--get-regexp", "^filter\\."}, Keys, E,
+              Probe) &&
       !Keys.empty()) {
     Err = E;
     return false;
   }
   std::set<std::string> Names;
   std::istringstream In(Keys);
-  for (std::string K; std::getline(In, K);) {
+  for (std::string K; std::getline(In, K, '\0');) {
     // filter.<name>.<key>; <name> may itself hold dots.
     size_t Last = K.rfind('.');
     if (K.compare(0, 7, "filter.") != 0 || Last == std::string::npos || Last <= 7)
@@ -238,13 +254,14 @@ bool filterSafety(const std::string &Dir, std::vector<std::string> &Safe, std::s
     Names.insert(K.substr(7, Last - 7));
   }
   for (const std::string &N : Names)
-    for (const char *Key : {"clean=", "smudge=", "process=", "required=false"})
-      Safe.insert(Safe.end(), {"-c", "filter." + N + "." + Key});
+    for (auto [Key, Value] : {std::pair<const char *, const char *>{"clean", ""},
+                              {"smudge", ""}, {"process", ""}, {"required", "false"}})
+      Safe.push_back({"filter." + N + "." + Key, Value});
   return true;
 }
 
 bool runGit(const std::string &Dir, const std::vector<std::string> &Args, std::string &Out,
-            std::string &Err, const std::vector<std::string> &Safe) {
+            std::string &Err, const GitConfig &Safe) {
   int OutP[2], ErrP[2];
   if (pipe(OutP) || pipe(ErrP)) {
     Err = std::string("pipe: ") + std::strerror(errno);
@@ -259,10 +276,9 @@ bool runGit(const std::string &Dir, const std::vector<std::string> &Args, std::s
   posix_spawn_file_actions_addopen(&FA, 0, "/dev/null", O_RDONLY, 0);
   std::vector<char *> Argv;
   std::vector<std::string> Full = {"git", "--no-pager"};
-  Full.insert(Full.end(), Safe.begin(), Safe.end());
   Full.insert(Full.end(), {"-C", Dir});
   Full.insert(Full.end(), Args.begin(), Args.end());
-  std::vector<std::string> Env = gitEnvironment();
+  std::vector<std::string> Env = gitEnvironment(Safe);
   std::vector<char *> Envp;
   for (std::string &E : Env)
     Envp.push_back(E.data());
@@ -324,7 +340,7 @@ bool gitDiff(const std::string &Dir, const std::string &Ref, ChangedLines &Out,
     Err = "--diff: '" + Ref + "' is not a git revision";
     return false;
   }
-  std::vector<std::string> Safe = baseSafety();
+  GitConfig Safe = baseSafety();
   std::string Root;
   if (!runGit(Dir, {"rev-parse", "--show-toplevel"}, Root, Err, Safe))
     return false;
