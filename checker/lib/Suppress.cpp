@@ -253,14 +253,19 @@ bool SuppressionMap::suppresses(const Finding &F) {
   return Hit;
 }
 
-bool isSuppressed(const Finding &F, SourceCache &Src) {
+Suppressions::Suppressions(SourceCache &Src) : Src(Src) {}
+Suppressions::~Suppressions() = default;
+
+bool Suppressions::operator()(const Finding &F) {
   if (deferSuppressions())
     return false;
-  const std::string *T = Src.get(F.Range.Begin.File);
-  if (!T)
-    return false;
-  SuppressionMap M(*T);
-  return M.suppresses(F);
+  auto It = ByFile.find(F.Range.Begin.File);
+  if (It == ByFile.end()) {
+    const std::string *T = Src.get(F.Range.Begin.File);
+    It = ByFile.emplace(F.Range.Begin.File, T ? std::make_unique<SuppressionMap>(*T) : nullptr)
+             .first;
+  }
+  return It->second && It->second->suppresses(F);
 }
 
 } // namespace kvlint

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <functional>
 #include <fstream>
 #include <map>
 #include <set>
@@ -154,8 +155,8 @@ FileResult analyseFile(const std::string &Path, const AnalyseInput &In) {
                    R.Findings.end());
   SourceCache One;
   One.put(Path, Src);
-  R.Findings.erase(std::remove_if(R.Findings.begin(), R.Findings.end(),
-                                  [&](const Finding &F) { return isSuppressed(F, One); }),
+  Suppressions Suppressed(One);
+  R.Findings.erase(std::remove_if(R.Findings.begin(), R.Findings.end(), std::ref(Suppressed)),
                    R.Findings.end());
   dedupeAndSort(R.Findings);
   // The headers whose bytes a fix-it edits: hashed now, checked by --fix.
