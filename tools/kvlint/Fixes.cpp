@@ -46,8 +46,32 @@ bool lockFile(int Fd) {
 
 FixOutcome applyAllFixes(const std::vector<Finding> &Fs,
                          const std::map<std::string, std::string> &Hashes, bool Unsafe,
-                         std::ostream &Err) {
+                         const std::vector<std::string> &Roots, std::ostream &Err) {
   FixOutcome Out;
+  // The scanned roots, resolved: a file is written only below one of them.
+  std::vector<std::string> Real;
+  // A scanned file stands for its directory, taken before the file's own
+  // link is followed: `kvlint --fix ext.cu` with ext.cu -> /elsewhere does
+  // not make /elsewhere a root.
+  for (const std::string &R : Roots) {
+    struct stat St;
+    std::string Dir = R;
+    if (::lstat(R.c_str(), &St) == 0 && !S_ISDIR(St.st_mode)) {
+      size_t Slash = R.rfind('/');
+      Dir = Slash == std::string::npos ? "." : Slash == 0 ? "/" : R.substr(0, Slash);
+    }
+    char Buf[PATH_MAX];
+    if (!::realpath(Dir.c_str(), Buf))
+      continue;
+    std::string P = Buf;
+    Real.push_back(P == "/" ? P : P + "/");
+  }
+  auto Inside = [&](const std::string &File) {
+    for (const std::string &R : Real)
+      if (File.compare(0, R.size(), R) == 0)
+        return true;
+    return false;
+  };
   std::map<std::pair<dev_t, ino_t>, Target> ByFile;
   std::vector<unsigned> EditsOf(Fs.size(), 0);
   std::vector<bool> Blocked(Fs.size(), false); // an edit of it was not applied
@@ -91,6 +115,11 @@ FixOutcome applyAllFixes(const std::vector<Finding> &Fs,
       for (size_t I : T.Findings)
         Blocked[I] = true;
     };
+    if (!Inside(T.Real)) {
+      Refuse("it lies outside the scanned tree (reached as '" + *T.Names.begin() +
+             "'); kvlint --fix writes only below the paths it scans");
+      continue;
+    }
     if (T.HashConflict || T.Hash.empty()) {
       Refuse("its bytes differ between the names that reach it; re-run kvlint");
       continue;

@@ -27,9 +27,13 @@ struct FixOutcome {
 ///  - the result is written with writeFileAtomically (mode and owner kept;
 ///    hard-linked or special files refused).
 /// Unsafe fix-its are applied only with Unsafe. Reports each file on Err.
+/// Applies the fix-its, each real file once. Only files whose real path is
+/// inside one of Roots (the scanned directories, a scanned file's
+/// directory) are written: a symlink in the tree that leads out of it, or a
+/// header included from elsewhere, is refused with a message.
 FixOutcome applyAllFixes(const std::vector<Finding> &Fs,
                          const std::map<std::string, std::string> &Hashes, bool Unsafe,
-                         std::ostream &Err);
+                         const std::vector<std::string> &Roots, std::ostream &Err);
 
 } // namespace kvlint
 

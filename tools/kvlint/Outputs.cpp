@@ -386,7 +386,7 @@ int reportScan(const CliOptions &C, ScanOutcome &S, const BaselineState &B,
   }
   size_t Remaining = All.size();
   if (C.Fix && !C.FixDiff && !All.empty()) {
-    FixOutcome Fx = applyAllFixes(All, S.Hashes, C.UnsafeFixes, std::cerr);
+    FixOutcome Fx = applyAllFixes(All, S.Hashes, C.UnsafeFixes, C.Inputs, std::cerr);
     Broken |= Fx.Failures != 0;
     Remaining = All.size() - Fx.FindingsFixed;
     if (Remaining && !Broken)
