@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <ostream>
 #include <sstream>
 #include <thread>
@@ -429,6 +430,27 @@ int parseArgs(const std::vector<std::string> &Args, CliOptions &C, std::ostream 
     if (!Problem.empty()) {
       Err << "kvlint: error: " << Problem << "\n";
       return 2;
+    }
+  }
+  // Each output file is written once: two reports (or a report and the
+  // baseline) at one path would leave only the last, silently.
+  {
+    std::map<std::string, std::string> Seen;
+    std::vector<std::pair<std::string, std::string>> Targets;
+    for (const auto &[Format, File] : C.Outputs)
+      Targets.emplace_back("--output " + Format + "=" + File, File);
+    if (!C.WriteBaseline.empty())
+      Targets.emplace_back("--write-baseline " + C.WriteBaseline, C.WriteBaseline);
+    for (const auto &[Flag, File] : Targets) {
+      std::error_code EC;
+      std::string Canon =
+          std::filesystem::weakly_canonical(std::filesystem::absolute(File, EC), EC).string();
+      auto [It, New] = Seen.emplace(EC ? File : Canon, Flag);
+      if (!New) {
+        Err << "kvlint: error: " << Flag << " and " << It->second
+            << " write the same file; give each output its own\n";
+        return 2;
+      }
     }
   }
   // More workers than hardware threads only add memory: cap -j there.

@@ -63,6 +63,19 @@ bool loadBaselineFor(const CliOptions &C, ConfigResolver &Resolver, BaselineStat
   return true;
 }
 
+/// A report or baseline never replaces a file the scan analysed
+/// (`--output json=k.cu k.cu`): says so and answers true.
+bool scannedSource(const ScanOutcome &S, const std::string &Out, const std::string &What) {
+  std::error_code EC;
+  std::string Canon =
+      std::filesystem::weakly_canonical(std::filesystem::absolute(Out, EC), EC).string();
+  if (EC || !S.Scanned.count(Canon))
+    return false;
+  std::cerr << "kvlint: error: refusing to write " << What << " over '" << Out
+            << "', a file this scan analyses\n";
+  return true;
+}
+
 std::string sourceRoot(const CliOptions &C, const BaselineState &B) {
   if (!C.Inputs.empty()) {
     std::string Top = gitTopLevel(C.Inputs.front());
@@ -235,15 +248,8 @@ int reportScan(const CliOptions &C, ScanOutcome &S, const BaselineState &B,
 
   if (!C.WriteBaseline.empty()) {
     const std::string &Out = C.WriteBaseline;
-    {
-      std::error_code EC;
-      std::string Canon = std::filesystem::weakly_canonical(Out, EC).string();
-      if (!EC && S.Scanned.count(Canon)) {
-        std::cerr << "kvlint: error: refusing to write the baseline over '" << Out
-                  << "', a file this scan analyses\n";
-        return 2;
-      }
-    }
+    if (scannedSource(S, Out, "the baseline"))
+      return 2;
     auto Key = [&](const std::string &F) { return baselineFileKey(Out, F); };
     auto FPs = fingerprints(All, Src, Key);
     auto Sites = siteHashes(All, Src);
@@ -305,6 +311,8 @@ int reportScan(const CliOptions &C, ScanOutcome &S, const BaselineState &B,
     // uploads an empty report.
     bool NothingAnalysed = Sum.FilesAnalysed == 0 && (!S.Files.empty() || !S.Notes.empty());
     for (const auto &[Format, File] : NothingAnalysed ? decltype(C.Outputs)() : C.Outputs) {
+      if (scannedSource(S, File, "the " + Format + " report"))
+        return 2;
       std::ostringstream OS;
       Render(Format, OS);
       std::string Err;
