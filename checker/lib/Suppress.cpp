@@ -220,12 +220,14 @@ SuppressionMap::SuppressionMap(const std::string &Text) {
         List = Line.substr(After + 1, K - After - 1);
         End = K;
       }
+      // The comment starts at '#', or at the first '/' of '//'.
+      size_t Start = Low[Hash] == '#' ? Hash : Hash - 1;
       Suppression S;
       S.Kind = "noqa";
-      S.Text = Line.substr(Hash, End - Hash);
+      S.Text = Line.substr(Start, End - Start);
       while (!S.Text.empty() && S.Text.back() == ' ')
         S.Text.pop_back();
-      S.Line = N, S.Col = unsigned(Hash + 1);
+      S.Line = N, S.Col = unsigned(Start + 1);
       S.First = S.Last = N;
       Add(S, List, HasList, ", ");
     }

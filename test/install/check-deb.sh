@@ -2,7 +2,7 @@
 # ctest 'deb': the Debian package CI ships. `cpack -G DEB` builds it from the
 # build directory; then
 #   - dpkg-deb -I: package kvlint, the project's version, and dependencies on
-#     Debian's LLVM 19 libraries (libllvm19, libclang-cpp19), not a source tree;
+#     Debian's LLVM 19 libraries (libllvm19, libclang-cpp19) and clang's builtin headers (libclang-common-19-dev), not a source tree;
 #   - dpkg-deb -c: kvlint, the clang-tidy plugin, the preludes, the docs (rule
 #     pages too) and the man page, and nothing of kvref;
 #   - extracted into a scratch root, its kvlint gives output byte-identical to
@@ -30,9 +30,12 @@ info=$(dpkg-deb -I "$deb")
 grep -qx ' Package: kvlint' <<<"$info" || fail "package name: $info"
 grep -qx " Version: $version" <<<"$info" || fail "version is not $version: $info"
 depends=$(grep '^ Depends:' <<<"$info") || fail "no Depends"
-for d in libllvm19 libclang-cpp19; do
+for d in libllvm19 libclang-cpp19 libclang-common-19-dev; do
   grep -qw "$d" <<<"$depends" || fail "Depends lacks $d: $depends"
 done
+
+# The description is one paragraph, no ';'-joined list (CMake's list glue).
+if dpkg-deb -f "$deb" Description | grep -q '^ *;'; then fail "description has ';' lines"; fi
 
 contents=$(dpkg-deb -c "$deb" | awk '{print $6}')
 for f in ./usr/bin/kvlint ./usr/lib/libkvlint-tidy.so ./usr/share/kvlint/prelude/cuda.h \

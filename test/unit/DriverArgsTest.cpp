@@ -156,7 +156,8 @@ TEST(Fixes, AppliesAtomicallyAndReports) {
   X.Text = "(long)";
   F.Fixes.push_back(X);
   std::ostringstream Err;
-  FixOutcome O = applyAllFixes({F}, {{P.string(), contentHash("x = a * b;\n")}}, false, Err);
+  FixOutcome O = applyAllFixes({F}, {{P.string(), contentHash("x = a * b;\n")}}, false,
+                                 {P.parent_path().string()}, Err);
   EXPECT_EQ(O.Failures, 0u);
   EXPECT_EQ(O.FindingsFixed, 1u);
   EXPECT_EQ(read(P), "x = (long)a * b;\n");

@@ -136,7 +136,8 @@ TEST(Fixes, OneRealFileIsFixedOnceWhateverItsNames) {
   std::map<std::string, std::string> H = {
       {A, contentHash(Text)}, {B, contentHash(Text)}, {L, contentHash(Text)}};
   std::ostringstream Err;
-  FixOutcome O = applyAllFixes({widen(A, 4), widen(B, 4), widen(L, 4)}, H, false, Err);
+  FixOutcome O =
+      applyAllFixes({widen(A, 4), widen(B, 4), widen(L, 4)}, H, false, {D.string()}, Err);
   EXPECT_EQ(O.Failures, 0u) << Err.str();
   EXPECT_EQ(O.FindingsFixed, 3u);
   EXPECT_EQ(get(D / "k.cu"), "x = (long)a * b;\n"); // once, not three times
@@ -144,12 +145,35 @@ TEST(Fixes, OneRealFileIsFixedOnceWhateverItsNames) {
   fs::remove_all(D);
 }
 
+TEST(Fixes, WritesOnlyBelowTheScannedRoots) {
+  fs::path D = scratch("roots"), Out = scratch("roots-out");
+  std::string Text = "x = a * b;\n";
+  put(Out / "v.cu", Text);
+  fs::create_symlink(Out / "v.cu", D / "ext.cu");
+  std::string L = (D / "ext.cu").string();
+  std::ostringstream Err;
+  // The named file stands for its directory, not for its link's target.
+  for (const std::string &Root : {D.string(), L}) {
+    FixOutcome O = applyAllFixes({widen(L, 4)}, {{L, contentHash(Text)}}, false, {Root}, Err);
+    EXPECT_EQ(O.Failures, 1u);
+    EXPECT_EQ(O.FindingsFixed, 0u);
+    EXPECT_EQ(get(Out / "v.cu"), Text);
+  }
+  EXPECT_NE(Err.str().find("outside the scanned tree"), std::string::npos) << Err.str();
+  FixOutcome O = applyAllFixes({widen(L, 4)}, {{L, contentHash(Text)}}, false,
+                               {Out.string()}, Err);
+  EXPECT_EQ(O.FindingsFixed, 1u) << Err.str();
+  fs::remove_all(D);
+  fs::remove_all(Out);
+}
+
 TEST(Fixes, RefusesAFileThatChangedSinceItWasAnalysed) {
   fs::path D = scratch("changed");
   std::string P = (D / "k.cu").string();
   put(P, "y = a * b;\n"); // not the bytes that were analysed
   std::ostringstream Err;
-  FixOutcome O = applyAllFixes({widen(P, 4)}, {{P, contentHash("x = a * b;\n")}}, false, Err);
+  FixOutcome O = applyAllFixes({widen(P, 4)}, {{P, contentHash("x = a * b;\n")}}, false,
+                                {D.string()}, Err);
   EXPECT_EQ(O.Failures, 1u);
   EXPECT_EQ(O.FindingsFixed, 0u);
   EXPECT_NE(Err.str().find("changed since it was analysed"), std::string::npos) << Err.str();
@@ -164,11 +188,11 @@ TEST(Fixes, UnsafeEditsNeedUnsafeFixes) {
   Finding F = widen(P, 4);
   F.Fixes[0].Safe = false;
   std::ostringstream Err;
-  FixOutcome O = applyAllFixes({F}, {{P, contentHash(Text)}}, false, Err);
+  FixOutcome O = applyAllFixes({F}, {{P, contentHash(Text)}}, false, {D.string()}, Err);
   EXPECT_EQ(O.UnsafeSkipped, 1u);
   EXPECT_EQ(O.FindingsFixed, 0u);
   EXPECT_EQ(get(P), Text);
-  O = applyAllFixes({F}, {{P, contentHash(Text)}}, true, Err);
+  O = applyAllFixes({F}, {{P, contentHash(Text)}}, true, {D.string()}, Err);
   EXPECT_EQ(O.FindingsFixed, 1u);
   EXPECT_EQ(get(P), "x = (long)a * b;\n");
   fs::remove_all(D);
