@@ -41,8 +41,8 @@ def _trees(pairs):
     return out
 
 
-def kvlint_findings(kvlint, path):
-    p = subprocess.run([kvlint, "--format=json", path], capture_output=True, text=True)
+def kvlint_findings(kvlint, path, *args):
+    p = subprocess.run([kvlint, "--format=json", *args, path], capture_output=True, text=True)
     if p.returncode not in (0, 1):
         return None, p.stderr.strip().splitlines()[-1:] or ["kvlint failed"]
     try:
@@ -84,12 +84,24 @@ def prepare_one(sp, trees, kvlint, stage, nvcc):
         rec["error"] = "kvlint: " + "; ".join(err)
         return rec
     hit = [f for f in before if f["line"] == sp["line"] and f["code"] == sp["rule"]]
+    # The level the finding has now: default, or latent (beyond the kernel's
+    # profile, or without KV002/KV003 evidence). A latent finding is still
+    # run: the record says which, and the fix is applied at its level.
+    level = []
+    if hit:
+        rec["level"] = "default"
+    else:
+        latent, _ = kvlint_findings(kvlint, fixed, "--level=latent")
+        hit = [f for f in (latent or []) if f["line"] == sp["line"] and f["code"] == sp["rule"]]
+        if hit:
+            rec["level"], level = "latent", ["--level=latent"]
     rec["finding"] = hit[0]["message"] if hit else None
     if not hit:
         rec["note"] = "kvlint reports no %s at line %d on the file alone" % (sp["rule"], sp["line"])
-    p = subprocess.run([kvlint, "--fix", fixed], capture_output=True, text=True)
+    # --unsafe-fixes: KV003's fix is a guard that skips work (unsafe by design)
+    p = subprocess.run([kvlint, "--fix", "--unsafe-fixes", *level, fixed], capture_output=True, text=True)
     rec["fix_log"] = (p.stderr.strip().splitlines() or [""])[-1]
-    after, _ = kvlint_findings(kvlint, fixed)
+    after, _ = kvlint_findings(kvlint, fixed, *level)
     rec["left_after_fix"] = [f["line"] for f in (after or []) if f["line"] == sp["line"] and f["code"] == sp["rule"]]
     d = subprocess.run(["diff", "-u", src, fixed], capture_output=True, text=True).stdout
     with open(os.path.join(fdir, "fix.diff"), "w") as f:
@@ -162,7 +174,8 @@ def cmd_prepare(o):
     recs = []
     for sp in specs:
         r = prepare_one(sp, trees, os.path.abspath(o.kvlint), stage, o.nvcc)
-        print("%-34s %s" % (sp["id"], r.get("error") or ("fix: %d lines; %s" % (r["fix_lines"], r.get("note", "finding at the line")))))
+        where = r.get("note", "finding at the line (%s level)" % r.get("level", "?"))
+        print("%-34s %s" % (sp["id"], r.get("error") or ("fix: %d lines; %s" % (r["fix_lines"], where))))
         recs.append(r)
     # the harness travels with the stage (the device copy of the repo may be older)
     hdir = os.path.join(stage, "harness")
@@ -231,6 +244,7 @@ def cmd_run(o):
                         "below": sp["wrap"]["below"], "verdict": v, "why": why,
                         "runs": {"%s/%s" % k: r for k, r in runs.items()}, "kvlint": rec.get("finding")})
     out = o.out or os.environ.get("OUT") or "."
+    os.makedirs(out, exist_ok=True)
     with open(os.path.join(out, "confirm-results.json"), "w") as f:
         json.dump(results, f, indent=1)
     n = sum(r["verdict"] == "confirmed" for r in results)
