@@ -365,6 +365,7 @@ bool gitDiff(const std::string &Dir, const std::string &Ref, ChangedLines &Out,
     return false;
   if (!parseUnifiedDiff(Text, Root, Out, Err))
     return false;
+  Out.Root = Root;
   // Untracked files (not ignored) are not in git diff: they are new, whole.
   std::string Untracked;
   if (!runGit(Root, {"ls-files", "--others", "--exclude-standard", "-z", "--"}, Untracked, Err, Safe))

@@ -23,6 +23,9 @@ struct ChangedLines {
   std::vector<std::string> Untracked;
   /// What gitDiff has to say (no commit yet, ...).
   std::vector<std::string> Notes;
+  /// The repository's work tree (gitDiff; empty for a diff on stdin): where
+  /// the includers of a changed header are looked for.
+  std::string Root;
   bool hasFile(const std::string &Path) const;
   /// True when any line of [First, Last] of Path changed.
   bool touches(const std::string &Path, unsigned First, unsigned Last) const;

@@ -299,9 +299,32 @@ int run(const std::vector<std::string> &Args) {
     Eligible.push_back(F);
     EligibleCfgs.push_back(Cfg);
   }
-  // --diff: the changed files and the files that include a changed one;
-  // --shard: this shard's files and their includers (IncludeScan.h).
-  FileSelection Sel = selectFiles(C, Eligible, Changed, Notes);
+  // --diff: the changed files and the files that include a changed one,
+  // looked for in the whole repository (a pre-commit hook passes only the
+  // changed header; its includer is elsewhere); --shard: this shard's files
+  // and their includers (IncludeScan.h).
+  const size_t ScannedCount = Eligible.size();
+  if (!C.Diff.empty() && !Changed.Root.empty()) {
+    std::set<std::string> Have;
+    for (const std::string &F : Eligible)
+      Have.insert(canonicalPath(F));
+    std::vector<std::string> More;
+    std::vector<FileNote> Quiet; // the repository's own skips are not this scan's
+    WalkSkips W;
+    W.Generated = Walk.Generated;
+    W.Tests = Walk.Tests;
+    collect(Changed.Root, C.Excludes, More, Quiet, W);
+    for (const std::string &F : More) {
+      std::string Err;
+      auto Cfg = Have.count(canonicalPath(F)) ? nullptr : Resolver.forFile(F, Err);
+      if (!Cfg || excluded(F, Cfg->Exclude))
+        continue;
+      Have.insert(canonicalPath(F));
+      Eligible.push_back(F);
+      EligibleCfgs.push_back(Cfg);
+    }
+  }
+  FileSelection Sel = selectFiles(C, Eligible, ScannedCount, Changed, Notes);
   Skipped += Sel.Unselected;
   if (Sel.Untracked)
     std::cerr << "kvlint: note: --diff: " << Sel.Untracked

@@ -16,7 +16,8 @@ std::string canonicalPath(const std::string &P) {
 }
 
 FileSelection selectFiles(const CliOptions &C, const std::vector<std::string> &Eligible,
-                          const ChangedLines &Changed, std::vector<FileNote> &Notes) {
+                          size_t Scanned, const ChangedLines &Changed,
+                          std::vector<FileNote> &Notes) {
   FileSelection S;
   bool Diff = !C.Diff.empty(), Shard = C.ShardN > 1;
   if (!Diff && !Shard) {
@@ -35,13 +36,13 @@ FileSelection selectFiles(const CliOptions &C, const std::vector<std::string> &E
       S.Untracked += Untracked.count(normalPath(F)) != 0;
   }
   if (Diff)
-    for (size_t H = 0; H < Eligible.size(); ++H) {
+    for (size_t H = 0; H < Scanned && H < Eligible.size(); ++H) {
       if (!Changed.hasFile(Eligible[H]))
         continue;
       Selected[H] = true;
       for (size_t X : G.Includers[H])
         if (!Changed.hasFile(Eligible[X])) {
-          if (!Selected[X] && C.Verbose)
+          if (!Selected[X] && (C.Verbose || X >= Scanned))
             Notes.push_back({Eligible[X], "analysed for --diff: it includes the changed " +
                                               Eligible[H], false});
           Selected[X] = true;
@@ -51,7 +52,7 @@ FileSelection selectFiles(const CliOptions &C, const std::vector<std::string> &E
   std::vector<size_t> Pos(Eligible.size(), ~size_t(0)), Chosen;
   for (size_t I = 0; I < Eligible.size(); ++I) {
     if (!Selected[I]) {
-      ++S.Unselected;
+      S.Unselected += I < Scanned;
       continue;
     }
     Pos[I] = Chosen.size();

@@ -31,8 +31,11 @@ struct FileSelection {
   std::set<std::string> ReportOnly;
 };
 
+/// Eligible's first Scanned files are the scan's; the rest (--diff: the
+/// repository's other sources) are chosen only as includers of a changed one.
 FileSelection selectFiles(const CliOptions &C, const std::vector<std::string> &Eligible,
-                          const ChangedLines &Changed, std::vector<FileNote> &Notes);
+                          size_t Scanned, const ChangedLines &Changed,
+                          std::vector<FileNote> &Notes);
 
 /// weakly_canonical, or the path itself when that fails.
 std::string canonicalPath(const std::string &P);
