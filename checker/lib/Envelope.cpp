@@ -59,9 +59,9 @@ const DimSpec Specs[] = {
      "chunked kernels (linear attention, SSMs) use chunks of 16-64 tokens (fla, mamba); 128 "
      "leaves headroom"},
     {"Vocab", 262144, "vocab", "Gemma 3: 262,144 tokens"},
-    {"Elements", 2147483648,
+    {"Elements", 4294967296,
      "^(numel|n_?elem(ent)?s|num_?elem(ent)?s|total_?elem(ent)?s|size_?elem(ent)?s)$",
-     "all elements of one tensor: a [tokens, hidden] activation of a serving step at 131,072 "
+     "all elements of one tensor: a [tokens, hidden] activation of a serving step at 262,144 "
      "tokens x 16,384 (Envelope.Tokens x Envelope.Hidden)"},
     {"SpecTokens", 128,
      "^(max_?|num_?|n_?)*(spec|draft|speculative)_?(query_?)?(len|lens|tokens?|steps)?$",
@@ -99,12 +99,13 @@ const DimSpec Specs[] = {
      "^kv_?indptr$|^(src|dst)_?blocks$|^(?!req).*(state|cache)_?(batch_?)?indices|"
      "max_?num_?blocks|max_?blocks",
      "at page size 1 (SGLang) pages are slots: 8,388,608"},
-    {"Tokens", 131072,
+    {"Tokens", 262144,
      "token|^tok|^bos$|^eos$|cu_?seqlens|^(q|qo|o)_?indptr$|query_?start|^q_?start|start_?loc|^m$|"
      "^(size|num|n|total)_?m$|^num_?rows$|"
      "^n_?rows$|seq_?len_?q|seqlen_?q|^q_?len|query_?len|max_?seqlen_?q",
-     "tokens of one serving step: 131,072 (vLLM and SGLang cap a step's batched tokens with "
-     "chunked prefill; the precision reviews' production size)"},
+     "tokens of one serving step: 262,144 (vLLM's start-up profile run and unchunked prefill "
+     "take --max-num-batched-tokens up to --max-model-len, served at 262,144; SGLang's "
+     "chunked prefill runs 64k+ steps whose MoE rows are tokens x top-k)"},
     {"SeqLen", 131072, "^t$",
      "T, one sequence of a batch laid out [B, T, ...] (fla, Liger, mamba): training runs at "
      "128k context; the batch's B x T is the step's Envelope.Tokens, and a longer single "
@@ -203,7 +204,7 @@ std::vector<OptionSpec> Envelope::optionSpecs() {
   Out.push_back({"Profile", "auto",
                  "the deployment profile kernels are judged in: auto (training for a kernel "
                  "launched only from an autograd.Function's forward/backward or from a training "
-                 "module, inference otherwise), inference (131,072 tokens per step), training "
+                 "module, inference otherwise), inference (262,144 tokens per step), training "
                  "(1M-token batches)"});
   return Out;
 }

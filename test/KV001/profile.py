@@ -1,7 +1,8 @@
 # KV001 profiles: a kernel launched only from an autograd.Function's
 # forward/backward is judged in the training profile (1M tokens per batch);
-# the same kernel launched from plain code is an inference kernel (131,072
-# tokens per step). token * hidden_size wraps at 1M tokens, not at 131,072:
+# the same kernel launched from plain code is an inference kernel (262,144
+# tokens per step). token * width (width below Envelope.Unknown = 8,192) wraps
+# at 1M tokens, not at 262,144:
 # a default finding in training, latent only in inference. The message
 # names the profile.
 # RUN: %if kvlint %{ not %kvlint --option=Profile=auto %s | FileCheck %s --implicit-check-not=warning: %}
@@ -14,7 +15,7 @@
 # Each profile's own bound (docs/envelope.md): Envelope.Inference.Tokens moves
 # the serving kernel's step and leaves training's 1M; Envelope.Training.Tokens
 # the reverse.
-# RUN: %if kvlint %{ not %kvlint --option=Profile=auto --option=Envelope.Inference.Tokens=262144 %s | FileCheck %s --check-prefixes=CHECK,INF --implicit-check-not=warning: %}
+# RUN: %if kvlint %{ not %kvlint --option=Profile=auto --option=Envelope.Inference.Tokens=524288 %s | FileCheck %s --check-prefixes=CHECK,INF --implicit-check-not=warning: %}
 # RUN: %if kvlint %{ %kvlint --option=Profile=auto --option=Envelope.Training.Tokens=65536 %s | FileCheck %s --check-prefix=NONE --allow-empty --implicit-check-not=warning: %}
 # RUN: %if kvlint %{ not %kvlint --option=Envelope.Training.Tokens=0 %s 2>&1 | FileCheck %s --check-prefix=BAD %}
 # BAD: error: --option=Envelope.Training.Tokens=0: 'Envelope.Training.Tokens' wants an integer from 1 to 2^62
@@ -25,23 +26,23 @@ import triton.language as tl
 
 
 @triton.jit
-def _scale_train(x_ptr, y_ptr, hidden_size, BLOCK: tl.constexpr):
+def _scale_train(x_ptr, y_ptr, width, BLOCK: tl.constexpr):
     token = tl.program_id(0)
     offs = tl.arange(0, BLOCK)
-    # CHECK: profile.py:[[@LINE+1]]:{{[0-9]+}}: warning: 32-bit signed product 'token * hidden_size' is used as a memory offset and wraps past 2^31 in the training profile: 'token' <= 1,048,575
-    x = tl.load(x_ptr + token * hidden_size + offs, mask=offs < hidden_size)
-    tl.store(y_ptr + offs, x, mask=offs < hidden_size)
+    # CHECK: profile.py:[[@LINE+1]]:{{[0-9]+}}: warning: 32-bit signed product 'token * width' is used as a memory offset and wraps past 2^31 in the training profile: 'token' <= 1,048,575
+    x = tl.load(x_ptr + token * width + offs, mask=offs < width)
+    tl.store(y_ptr + offs, x, mask=offs < width)
 
 
 @triton.jit
-def _scale_serve(x_ptr, y_ptr, hidden_size, BLOCK: tl.constexpr):
+def _scale_serve(x_ptr, y_ptr, width, BLOCK: tl.constexpr):
     token = tl.program_id(0)
     offs = tl.arange(0, BLOCK)
-    # LATENT: profile.py:[[@LINE+3]]:{{[0-9]+}}: warning: 32-bit signed product 'token * hidden_size' is used as a memory offset and wraps past 2^31 only beyond the inference envelope
-    # INF: profile.py:[[@LINE+2]]:{{[0-9]+}}: warning: 32-bit signed product 'token * hidden_size' is used as a memory offset and wraps past 2^31 in the inference profile: 'token' <= 262,143
-    # TRAIN: profile.py:[[@LINE+1]]:{{[0-9]+}}: warning: 32-bit signed product 'token * hidden_size' is used as a memory offset and wraps past 2^31 in the training profile
-    x = tl.load(x_ptr + token * hidden_size + offs, mask=offs < hidden_size)
-    tl.store(y_ptr + offs, x, mask=offs < hidden_size)
+    # LATENT: profile.py:[[@LINE+3]]:{{[0-9]+}}: warning: 32-bit signed product 'token * width' is used as a memory offset and wraps past 2^31 only beyond the inference envelope
+    # INF: profile.py:[[@LINE+2]]:{{[0-9]+}}: warning: 32-bit signed product 'token * width' is used as a memory offset and wraps past 2^31 in the inference profile: 'token' <= 524,287
+    # TRAIN: profile.py:[[@LINE+1]]:{{[0-9]+}}: warning: 32-bit signed product 'token * width' is used as a memory offset and wraps past 2^31 in the training profile
+    x = tl.load(x_ptr + token * width + offs, mask=offs < width)
+    tl.store(y_ptr + offs, x, mask=offs < width)
 
 
 class ScaleFunction(torch.autograd.Function):

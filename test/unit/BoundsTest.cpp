@@ -119,7 +119,7 @@ TEST(Bounds, TableEntriesTakeTheTablesDimension) {
   Bounds B(F, E, false);
   EXPECT_EQ(B.of(load(F, "block_table")).Hi, 8388607);
   // cu_seqlens holds offsets up to the total, itself included (a count).
-  EXPECT_EQ(B.of(load(F, "cu_seqlens")).Hi, 131072); // Envelope.Tokens, inference
+  EXPECT_EQ(B.of(load(F, "cu_seqlens")).Hi, 262144); // Envelope.Tokens, inference
   EXPECT_EQ(B.of(load(F, "tbl")).Hi, E.byKey("Loaded")->Max - 1);
   EXPECT_EQ(B.of(load(F, "tbl", IntTy::integer(16, true))).Hi, 32767); // narrow type
 }

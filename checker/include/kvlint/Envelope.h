@@ -22,7 +22,7 @@
 //   Profile                 auto | inference | training (per directory in
 //                           .kvlint.yaml): the profile every kernel is judged in
 //
-// Two profiles (docs/envelope.md): inference (a serving step: 131,072 tokens)
+// Two profiles (docs/envelope.md): inference (a serving step: 262,144 tokens)
 // and training (a varlen batch of 1M tokens). A kernel is judged in the
 // profile its callers put it in (Function::Prof: a kernel launched only from
 // an autograd.Function's forward/backward is training), else inference.
