@@ -32,8 +32,8 @@ FileSelection selectFiles(const CliOptions &C, const std::vector<std::string> &E
   std::vector<bool> Selected(Eligible.size(), !Diff);
   if (Diff && !Changed.Untracked.empty()) {
     std::set<std::string> Untracked(Changed.Untracked.begin(), Changed.Untracked.end());
-    for (const std::string &F : Eligible)
-      S.Untracked += Untracked.count(normalPath(F)) != 0;
+    for (size_t I = 0; I < Scanned && I < Eligible.size(); ++I)
+      S.Untracked += Untracked.count(normalPath(Eligible[I])) != 0;
   }
   if (Diff)
     for (size_t H = 0; H < Scanned && H < Eligible.size(); ++H) {

@@ -8,6 +8,8 @@
 //===----------------------------------------------------------------------===//
 #include "Yaml.h"
 
+#include <algorithm>
+
 #include <cstdint>
 #include <string>
 #include <unordered_set>
@@ -690,7 +692,15 @@ bool parse(const std::string &Text, const std::string &File, Node &Out, std::str
     // A UTF-8 byte order mark (editors on Windows write one) is not part of
     // the first key: without this, it would hide a .clang-tidy's Checks.
     static const std::string Bom = "\xEF\xBB\xBF";
-    Parser P(Text.compare(0, 3, Bom) == 0 ? Text.substr(3) : Text);
+    std::string Body = Text.compare(0, 3, Bom) == 0 ? Text.substr(3) : Text;
+    // Any other mark would hide the key it precedes (two marks at the start
+    // hid a .clang-tidy's Checks): an error at its line.
+    if (size_t At = Body.find(Bom); At != std::string::npos) {
+      Err = File + ":" + std::to_string(1 + std::count(Body.begin(), Body.begin() + At, '\n')) +
+            ": a byte order mark inside the file (only one, at its very start, is allowed)";
+      return false;
+    }
+    Parser P(Body);
     Out = P.document();
     return true;
   } catch (const ParseError &E) {
