@@ -338,9 +338,7 @@ struct UnguardedTableLoad::Check {
       return blockCount(E->op(0), Depth + 1);
     if (E->K == Kind::Div || E->K == Kind::Shr)
       return blockSize(E->op(1));
-    static const Pattern CeilDiv =
-        Pattern::builtin("cdiv|ceil_?div|div_?ceil|div_?up|div_?round_?up|round_?up_?div");
-    if (E->K == Kind::Call && CeilDiv.search(E->Name))
+    if (E->K == Kind::Call && E->Name.find("cdiv") != std::string::npos)
       return E->Ops.size() >= 2 ? blockSize(E->Ops.back()) : true;
     if (E->K == Kind::Call && E->op(0))
       return blockCount(E->op(0), Depth + 1);
@@ -633,60 +631,6 @@ struct UnguardedTableLoad::Check {
     return "";
   }
 
-  /// Evidence from rounding apart: the column adds a start read from memory,
-  /// divided by the block size, to a count of its own (row[start / bs + i]
-  /// for i below cdiv(len, bs)). floor(s / bs) + cdiv(len, bs) passes
-  /// cdiv(s + len, bs), the row the scheduler sized for the span, by one
-  /// whenever s is not a multiple of bs (vLLM's gather_cache, PR 28760).
-  /// (A floor quotient added instead, start / bs + j / bs, rounds down
-  /// twice and stays inside the span: the count must be a loop counter or
-  /// a block count itself.)
-  std::string roundedApart(const Access &A, const Node *Pos,
-                           const std::vector<const Node *> &Plain) const {
-    std::string Start;
-    walkOperands({Pos}, 1024, [&](const Node *X) {
-      if (X->K != Kind::Load)
-        return Walk::Into;
-      Start = leafName(nameOf(addressBase(X->op(0))));
-      return Start.empty() ? Walk::Over : Walk::Stop;
-    });
-    if (Start.empty() || onlySeq(Pos))
-      return "";
-    for (const Node *T : Plain) {
-      const Node *S = strip(T);
-      if (!S || S->K == Kind::Const || S->K == Kind::Range || S->K == Kind::ThreadIdx ||
-          S->K == Kind::LaunchIdx || S->K == Kind::Load)
-        continue;
-      bool Lanes = false; // arange(0, N) // bs: lanes of a tile, floor-divided
-      walkOperands({T}, 256, [&](const Node *X) {
-        Lanes |= X->K == Kind::Range || X->K == Kind::ThreadIdx;
-        return Lanes ? Walk::Stop : Walk::Into;
-      });
-      if (Lanes)
-        continue;
-      bool Counted = blockCount(T); // row[start / bs + last_block]
-      for (const Guard &G : A.Guards) {
-        if (G.How != Guard::Loop)
-          continue;
-        std::vector<std::pair<const Node *, bool>> LA;
-        atoms(G.Cond, !G.Negated, LA);
-        for (auto &[Cmp, P] : LA) {
-          const Node *Small, *Big;
-          if (orient(Cmp, P, Small, Big) && derives(T, Small))
-            Counted = true; // a loop over the span's blocks, whatever names its end
-        }
-      }
-      if (!Counted)
-        continue;
-      std::string N = S->Text.empty() ? nameOf(S) : S->Text;
-      return "the column adds '" + Start + "' / block size to a count of its own ('" +
-             (N.empty() ? std::string("a loop counter") : N) +
-             "'): the two round apart, so the column can pass cdiv(start + len, block), the "
-             "row's width for the span, by one";
-    }
-    return "";
-  }
-
   /// Evidence that the position is not bounded by the request's length, or "".
   std::string unboundedColumn(const Node *Pos) const {
     static const Pattern Draft =
@@ -907,8 +851,6 @@ struct UnguardedTableLoad::Check {
         St.Evidence = siblingGuard(Strides);
       if (St.Evidence.empty() && !SeqLike)
         St.Evidence = unboundedColumn(Pos);
-      if (St.Evidence.empty() && !SeqLike)
-        St.Evidence = roundedApart(A, Pos, Plain);
       if (St.Evidence.empty() && !R.Latent)
         continue;
       report(A, St, Strides);
