@@ -310,7 +310,9 @@ private:
 
   // --- statements, joins and loops (Statements.cpp) -----------------------
   void bind(TSNode Target, const Val &V);
-  bool block(TSNode B);
+  /// Exits, when given, receives the early exits the block's own
+  /// statements added (they hold after it, on the path through it).
+  bool block(TSNode B, std::vector<Guard> *Exits = nullptr);
   void noteDepth();
   bool stmt(TSNode S);
   void assignment(TSNode A);

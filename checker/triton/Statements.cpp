@@ -55,7 +55,7 @@ void FnLowerer::bind(TSNode Target, const Val &V) {
 }
 
 /// Lowers a block; returns true when it always leaves (return/break/continue).
-bool FnLowerer::block(TSNode B) {
+bool FnLowerer::block(TSNode B, std::vector<Guard> *Exits) {
   if (ts_node_is_null(B)) return false;
   if (StmtDepth >= MaxStmtDepth) { noteDepth(); return false; }
   ++StmtDepth;
@@ -65,6 +65,9 @@ bool FnLowerer::block(TSNode B) {
     if (Aborted) break;
     if (stmt(S)) { Term = true; break; }
   }
+  if (Exits)
+    for (size_t I = GuardMark; I < Guards.size(); ++I)
+      if (Guards[I].How == Guard::EarlyExit) Exits->push_back(Guards[I]);
   Guards.resize(GuardMark);
   --StmtDepth;
   return Term;
@@ -192,26 +195,33 @@ bool FnLowerer::ifStmt(TSNode S) {
   Env Base = std::move(Cur->Locals);
   std::vector<Env> Outs;
   std::vector<const Branch *> Live;
+  std::vector<std::vector<Guard>> LiveExits; // early exits inside each live branch
   for (const Branch &B : Bs) {
     if (&B == &Bs.back()) Cur->Locals = std::move(Base); // the last one may take it
     else Cur->Locals = Base;
     size_t Mark = Guards.size();
     Guards.insert(Guards.end(), B.Path.begin(), B.Path.end());
-    bool Term = ts_node_is_null(B.Body) ? false : block(B.Body);
+    std::vector<Guard> Exits;
+    bool Term = ts_node_is_null(B.Body) ? false : block(B.Body, &Exits);
     Guards.resize(Mark);
     if (!Term) {
       Outs.push_back(std::move(Cur->Locals));
       Live.push_back(&B);
+      LiveExits.push_back(std::move(Exits));
     }
   }
   if (Live.empty()) return true; // the rest of the block is unreachable
   Cur->Locals = merge(Outs, S);
-  if (Live.size() == 1 && Live.size() < Bs.size()) {
-    // Only one path reaches the rest of the block: its conditions hold there.
-    for (Guard G : Live[0]->Path) {
-      G.How = Guard::EarlyExit;
-      Guards.push_back(G);
-    }
+  if (Live.size() == 1) {
+    // Only one path reaches the rest of the block: its conditions hold
+    // there, and so do the early exits inside it (`if HAS_IDX: idx = ...;
+    // if idx < 0: return`, then the stores after the outer if).
+    if (Live.size() < Bs.size())
+      for (Guard G : Live[0]->Path) {
+        G.How = Guard::EarlyExit;
+        Guards.push_back(G);
+      }
+    Guards.insert(Guards.end(), LiveExits[0].begin(), LiveExits[0].end());
   }
   return false;
 }

@@ -175,3 +175,40 @@ def final_state_by_chunk(x_ptr, cache_out, chunk_indices, D: tl.constexpr):
     i_n = tl.load(chunk_indices + tl.program_id(0) * 2).to(tl.int32)
     d = tl.arange(0, D)
     tl.store(cache_out + i_n * D + d, tl.load(x_ptr + d))
+
+
+# Positive: a state store at an index read under a constexpr flag, no skip.
+@triton.jit
+def state_update_flag_unguarded(x_ptr, state_ptr, state_indices_ptr, stride_state,
+                                HAS_INDICES: tl.constexpr, D: tl.constexpr):
+    pid = tl.program_id(0)
+    if HAS_INDICES:
+        idx = tl.load(state_indices_ptr + pid)
+        state_ptr += idx * stride_state
+    else:
+        state_ptr += pid * stride_state
+    d = tl.arange(0, D)
+    # CHECK: guards.py:[[@LINE+1]]:5: warning: store address is computed from slot 'idx' read from 'state_indices_ptr'{{.*}}[kvlint-unchecked-pad-slot]
+    tl.store(state_ptr + d, tl.load(x_ptr + pid * D + d))
+
+
+# Negative: mamba's selective_state_update. The early return sits inside
+# the flag's branch (`if HAS_INDICES: ...; if idx < 0: return`), and the
+# store after the branch is reached only past it.
+@triton.jit
+def state_update_flag_skip(x_ptr, state_ptr, state_indices_ptr, stride_state,
+                           HAS_INDICES: tl.constexpr, D: tl.constexpr):
+    pid = tl.program_id(0)
+    if HAS_INDICES:
+        idx = tl.load(state_indices_ptr + pid)
+        if idx < 0:
+            return
+        state_ptr += idx * stride_state
+    else:
+        state_ptr += pid * stride_state
+    d = tl.arange(0, D)
+    tl.store(state_ptr + d, tl.load(x_ptr + pid * D + d))
+
+
+def pad_the_indices(state_indices, n):
+    state_indices[n:] = -1  # the tree pads these indices with -1
