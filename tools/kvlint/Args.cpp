@@ -8,6 +8,7 @@
 #include "Config.h"
 #include "RuleDocs.h"
 #include "SafeWrite.h"
+#include "Selection.h"
 
 #include "kvlint/OptionCheck.h"
 
@@ -442,10 +443,7 @@ int parseArgs(const std::vector<std::string> &Args, CliOptions &C, std::ostream 
     if (!C.WriteBaseline.empty())
       Targets.emplace_back("--write-baseline " + C.WriteBaseline, C.WriteBaseline);
     for (const auto &[Flag, File] : Targets) {
-      std::error_code EC;
-      std::string Canon =
-          std::filesystem::weakly_canonical(std::filesystem::absolute(File, EC), EC).string();
-      auto [It, New] = Seen.emplace(EC ? File : Canon, Flag);
+      auto [It, New] = Seen.emplace(canonicalPath(File), Flag);
       if (!New) {
         Err << "kvlint: error: " << Flag << " and " << It->second
             << " write the same file; give each output its own\n";

@@ -315,11 +315,12 @@ int run(const std::vector<std::string> &Args) {
     W.Tests = Walk.Tests;
     collect(Changed.Root, C.Excludes, More, Quiet, W);
     for (const std::string &F : More) {
-      std::string Err;
-      auto Cfg = Have.count(canonicalPath(F)) ? nullptr : Resolver.forFile(F, Err);
+      std::string Err; // a config elsewhere that does not read: not this scan's to report
+      if (!Have.insert(canonicalPath(F)).second)
+        continue;
+      auto Cfg = Resolver.forFile(F, Err);
       if (!Cfg || excluded(F, Cfg->Exclude))
         continue;
-      Have.insert(canonicalPath(F));
       Eligible.push_back(F);
       EligibleCfgs.push_back(Cfg);
     }

@@ -20,6 +20,10 @@ struct FixOutcome {
 /// Applies the findings' fix-its, each real file once:
 ///  - a file is named by its resolved path (a symlink is fixed at its target,
 ///    never replaced), and all names of one file share one set of edits;
+///  - only files whose real path lies below one of Roots (a scanned
+///    directory, or a scanned file's own directory) are written: a symlink
+///    that leads out of the tree, or a header included from elsewhere, is
+///    refused;
 ///  - the file is locked (flock) against a concurrent --fix, re-read, and
 ///    fixed only when its bytes still hash to Hashes[name], the bytes the
 ///    fix-its were computed from;
@@ -27,10 +31,6 @@ struct FixOutcome {
 ///  - the result is written with writeFileAtomically (mode and owner kept;
 ///    hard-linked or special files refused).
 /// Unsafe fix-its are applied only with Unsafe. Reports each file on Err.
-/// Applies the fix-its, each real file once. Only files whose real path is
-/// inside one of Roots (the scanned directories, a scanned file's
-/// directory) are written: a symlink in the tree that leads out of it, or a
-/// header included from elsewhere, is refused with a message.
 FixOutcome applyAllFixes(const std::vector<Finding> &Fs,
                          const std::map<std::string, std::string> &Hashes, bool Unsafe,
                          const std::vector<std::string> &Roots, std::ostream &Err);

@@ -66,10 +66,7 @@ bool loadBaselineFor(const CliOptions &C, ConfigResolver &Resolver, BaselineStat
 /// A report or baseline never replaces a file the scan analysed
 /// (`--output json=k.cu k.cu`): says so and answers true.
 bool scannedSource(const ScanOutcome &S, const std::string &Out, const std::string &What) {
-  std::error_code EC;
-  std::string Canon =
-      std::filesystem::weakly_canonical(std::filesystem::absolute(Out, EC), EC).string();
-  if (EC || !S.Scanned.count(Canon))
+  if (!S.Scanned.count(canonicalPath(Out)))
     return false;
   std::cerr << "kvlint: error: refusing to write " << What << " over '" << Out
             << "', a file this scan analyses\n";

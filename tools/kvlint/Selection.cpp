@@ -11,7 +11,9 @@ namespace kvlint {
 
 std::string canonicalPath(const std::string &P) {
   std::error_code EC;
-  std::string C = fs::weakly_canonical(P, EC).string();
+  // absolute first: weakly_canonical leaves a relative path that does not
+  // exist yet relative ('r.json' and './r.json' would differ).
+  std::string C = fs::weakly_canonical(fs::absolute(P, EC), EC).string();
   return EC ? P : C;
 }
 

@@ -37,7 +37,7 @@ FileSelection selectFiles(const CliOptions &C, const std::vector<std::string> &E
                           size_t Scanned, const ChangedLines &Changed,
                           std::vector<FileNote> &Notes);
 
-/// weakly_canonical, or the path itself when that fails.
+/// weakly_canonical of the absolute path, or the path itself when that fails.
 std::string canonicalPath(const std::string &P);
 
 } // namespace kvlint
