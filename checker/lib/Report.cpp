@@ -198,7 +198,7 @@ static void jsonFinding(const Finding &F, std::ostream &OS, const std::string *F
      << jsonEscape(F.Message) << "\",\"function\":\"" << jsonEscape(F.Function) << "\"";
   if (FP)
     OS << ",\"fingerprint\":\"" << *FP << "\",\"level\":\"warning\",\"fix_safety\":\""
-       << fixSafety(F) << "\"";
+       << fixSafety(F) << "\",\"latent\":" << (F.Latent ? "true" : "false");
   OS << ",\"fixes\":[";
   for (size_t I = 0; I < F.Fixes.size(); ++I) {
     const FixIt &X = F.Fixes[I];
