@@ -740,6 +740,48 @@ static bool digits(const std::string &F) {
          std::all_of(F.begin(), F.end(), [](char Ch) { return std::isdigit((unsigned char)Ch); });
 }
 
+Bound Bounds::extentOf(const Node *Ptr) {
+  Bound B = exact(0, Inf);
+  if (!Ptr || Ptr->Hint.Extent.empty())
+    return B;
+  std::vector<std::string> Fs = factorsOf(Ptr->Hint.Extent);
+  I128 P = 1;
+  std::string Why;
+  for (const std::string &F : Fs) {
+    size_t Slash = F.find('/');
+    std::string Name = F.substr(0, Slash);
+    int64_t Div = 1;
+    if (Slash != std::string::npos) {
+      std::string D = F.substr(Slash + 1);
+      if (!digits(D) || (Div = std::stoll(D)) < 1)
+        return B;
+    }
+    int64_t V;
+    std::string How;
+    if (digits(Name)) {
+      V = std::stoll(Name);
+    } else if (const Dimension *D = Name.size() >= 2 ? E.byName(Name) : nullptr) {
+      V = E.bound(*D, Beyond);
+      How = "Envelope." + D->Key;
+    } else if (Fs.size() >= 2) {
+      V = E.bound(*E.byKey("Dimension"), Beyond);
+      How = "Envelope.Dimension";
+    } else {
+      return B;
+    }
+    V = (V + Div - 1) / Div;
+    P *= V;
+    if (P > Inf)
+      return B;
+    if (!How.empty())
+      Why += std::string(Why.empty() ? "" : ", ") + "'" + Name + "': " + How;
+  }
+  B.Hi = sat(P);
+  B.Exact = Why.empty();
+  B.Why = Ptr->Hint.Extent + (Why.empty() ? "" : " (" + Why + ")") + " = " + withCommas(B.Hi);
+  return B;
+}
+
 std::vector<std::string> Bounds::factorsOf(const std::string &By) {
   std::vector<std::string> Out;
   size_t B = 0;

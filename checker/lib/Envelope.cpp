@@ -119,6 +119,10 @@ const DimSpec Specs[] = {
      "max running requests per step (SGLang --max-running-requests 4,096)"},
     // Defaults for values that no fact and no name bounds. Their name
     // patterns match nothing unless a user sets one.
+    {"Dimension", 262144, "$^",
+     "one size of a multi-dimensional tensor the host allocates, when its name says nothing "
+     "(a matrix's N, a reduction's K): no such size passes the tokens of a step or a vocab; "
+     "bounds the extent of the allocation, never an index"},
     {"Loaded", 131072, "$^",
      "an index loaded from a table no name explains: a token, row or chunk index (KV tables "
      "are named: block tables, slot mappings, kv indices)"},

@@ -219,7 +219,7 @@ static void dumpRec(const Node *N, std::string &S, unsigned Depth) {
   default: break;
   }
   if (!N->Name.empty()) S += " " + N->Name;
-  if (N->Hint.any()) S += " " + dumpHint(N->Hint);
+  if (N->Hint.any() || !N->Hint.Extent.empty()) S += " " + dumpHint(N->Hint);
   // A variable's value is printed once per use; keep dumps short by not
   // expanding through variables more than one level deep.
   if (N->K == Kind::Var) { S += ")"; return; }
@@ -270,6 +270,7 @@ std::string dumpHint(const ValueHint &H) {
     if (H.BoundDiv != 1) S += "/" + std::to_string(H.BoundDiv);
     if (!H.DivBy.empty()) S += "/(" + H.DivBy + ")";
   }
+  if (!H.Extent.empty()) S += std::string(S.empty() ? "" : " ") + "@extent " + H.Extent;
   return S;
 }
 

@@ -75,6 +75,11 @@ void FnLowerer::bindParams(TSNode Def, const std::vector<Val> *Pos,
       if (N->Ty.Pointer) {
         auto E = Launch->Elem.find(Name);
         if (E != Launch->Elem.end()) PtrElem[N] = E->second;
+        auto X = Launch->Extent.find(Name);
+        if (X != Launch->Extent.end()) {
+          N->Hint.Extent = X->second.first;
+          N->Hint.Source = X->second.second;
+        }
       } else if (N->K == Kind::Param || N->K == Kind::Symbolic) {
         auto H = Launch->Params.find(Name);
         if (H != Launch->Params.end()) N->Hint = H->second;

@@ -30,6 +30,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <deque>
+#include <functional>
 
 namespace kvlint {
 namespace triton {
@@ -107,6 +108,9 @@ struct Site {
   const Scope *S = nullptr;
   std::vector<TSNode> Pos;
   std::map<std::string, TSNode> Kw;
+  /// Per Pos entry: -1, or which element of a splatted `*x.stride()` or
+  /// `*x.shape` (the Pos entry) the position receives.
+  std::vector<int> Splat;
   bool StarPos = false, StarKw = false;
   unsigned Line = 0;
 };
@@ -124,15 +128,25 @@ struct ArgFact {
   std::string Nm;
   bool Shape = false; ///< Nm is a product of a tensor's sizes (strideOf)
   IntTy Elem;
+  /// A contiguous tensor the launcher shows the sizes of: their product
+  /// ("M*N/128"), the most elements an in-bounds offset into it reaches.
+  std::string Extent;
 };
 
 class Launcher {
 public:
-  explicit Launcher(Module &M) : M(M) {}
+  explicit Launcher(Module &M) : M(M), Into(&M.Launches) {}
+  /// Foreign mode: the launches in M of kernels of another module, called
+  /// by the texts Targets names; their facts go to Out, by the kernels' keys.
+  Launcher(Module &M, const std::map<std::string, ForeignKernel> &Targets,
+           std::map<uint32_t, LaunchFacts> &Out)
+      : M(M), Foreign(&Targets), Into(&Out) {}
   void run();
 
 private:
   Module &M;
+  const std::map<std::string, ForeignKernel> *Foreign = nullptr;
+  std::map<uint32_t, LaunchFacts> *Into;
   std::deque<Scope> Scopes;
   unsigned Work = 0;
 
@@ -194,11 +208,19 @@ private:
   bool mentionsLaunch(TSNode Def, bool OrWalrus = false) const;
   std::string launchedName(TSNode SubscriptValue) const;
   std::vector<KParam> kernelParams(TSNode Def);
+
+public:
+  std::vector<KParam> params(TSNode Def) { return kernelParams(Def); }
+
+private:
   Site site(TSNode Call, const Scope *S);
   std::vector<Site> sites(TSNode Call, const Scope *S);
   bool splatDicts(TSNode E, const Scope *S, std::vector<std::map<std::string, TSNode>> &Out);
   bool dictLiteral(TSNode D, std::map<std::string, TSNode> &Out);
   ArgFact argFact(const Site &St, const KParam &P, size_t Index);
+  int rankOf(TSNode Obj, const Scope *S);
+  int splatWidth(TSNode E, const Scope *S);
+  ArgFact splatFact(TSNode Splat, int I, const Scope *S);
 };
 
 // ---------------------------------------------------------------------------
@@ -557,7 +579,9 @@ void Launcher::indexScope(TSNode Def, const Scope *Parent, unsigned Depth) {
       branchFacts(S, N);
     } else if (is(N, "call")) {
       TSNode Fn = field(N, "function");
-      if (is(Fn, "subscript") && M.Jit.count(launchedName(field(Fn, "value"))))
+      if (is(Fn, "subscript") &&
+          (Foreign ? Foreign->count(launchedName(field(Fn, "value")))
+                   : M.Jit.count(launchedName(field(Fn, "value")))))
         S.Launches.push_back(N);
     }
     // Statements are walked; an expression only when its text may hold a
@@ -1390,11 +1414,18 @@ Site Launcher::site(TSNode Call, const Scope *S) {
     if (is(A, "keyword_argument")) {
       St.Kw[M.text(field(A, "name"))] = field(A, "value");
     } else if (is(A, "list_splat")) {
-      St.StarPos = true;
+      std::vector<TSNode> Ks = kids(A);
+      int N = St.StarPos || Ks.empty() ? 0 : splatWidth(Ks.back(), S);
+      for (int I = 0; I < N; ++I) {
+        St.Pos.push_back(A);
+        St.Splat.push_back(I);
+      }
+      if (!N) St.StarPos = true;
     } else if (is(A, "dictionary_splat")) {
       St.StarKw = true;
     } else if (!St.StarPos) {
       St.Pos.push_back(A);
+      St.Splat.push_back(-1);
     }
   }
   return St;
@@ -1530,11 +1561,94 @@ std::vector<CheckedProduct> Launcher::siteChecks(const Site &St, const std::vect
   return Out;
 }
 
+/// The rank of a tensor the launcher shows: the sizes it allocates or
+/// unpacks (`B, T, H = x.shape`), or the sizes a `.view(...)` /
+/// `.reshape(...)` gives it. 0: not known.
+int Launcher::rankOf(TSNode Obj, const Scope *S) {
+  Obj = stripParens(Obj);
+  if (is(Obj, "identifier")) {
+    std::string X = M.text(Obj);
+    std::vector<std::string> Sz = contiguousSizes(X, S, 0);
+    if (!Sz.empty()) return int(Sz.size());
+    for (const Scope *Y = S; Y; Y = Y->Parent) {
+      int64_t N = 0;
+      while (N < 8 && Y->ShapeNames.count({X, N})) ++N;
+      if (N && Y->ShapeNames.count({X, -N}) && !Y->ShapeNames.count({X, N})) return int(N);
+    }
+    return 0;
+  }
+  if (is(Obj, "call") && is(field(Obj, "function"), "attribute")) {
+    std::string Meth = M.text(field(field(Obj, "function"), "attribute"));
+    if (Meth != "view" && Meth != "reshape") return 0;
+    std::vector<TSNode> As = kids(field(Obj, "arguments"));
+    if (As.size() == 1 && (is(stripParens(As[0]), "tuple") || is(stripParens(As[0]), "list")))
+      As = kids(stripParens(As[0]));
+    for (TSNode A : As)
+      if (is(A, "keyword_argument") || is(A, "list_splat")) return 0;
+    return As.size() <= 8 ? int(As.size()) : 0;
+  }
+  return 0;
+}
+
+/// How many positions a splatted `*x.stride()` or `*x.shape` fills: x's
+/// rank when the launcher shows it, else 0 (the positions after it are
+/// unknown).
+int Launcher::splatWidth(TSNode E, const Scope *S) {
+  E = stripParens(E);
+  if (is(E, "call") && is(field(E, "function"), "attribute") &&
+      M.text(field(field(E, "function"), "attribute")) == "stride" &&
+      kids(field(E, "arguments")).empty())
+    return rankOf(field(field(E, "function"), "object"), S);
+  if (is(E, "attribute") && M.text(field(E, "attribute")) == "shape")
+    return rankOf(field(E, "object"), S);
+  return 0;
+}
+
+/// What element I of a splatted `*x.stride()` / `*x.shape` is: a stride of a
+/// contiguous tensor the launcher shows the sizes of (strideOf), a size the
+/// launcher unpacked into a name.
+ArgFact Launcher::splatFact(TSNode Splat, int I, const Scope *S) {
+  ArgFact F;
+  std::vector<TSNode> Ks = kids(Splat);
+  if (Ks.empty()) return F;
+  TSNode E = stripParens(Ks.back());
+  if (is(E, "call")) { // x.stride()
+    TSNode Obj = stripParens(field(field(E, "function"), "object"));
+    if (!is(Obj, "identifier")) return F;
+    std::vector<std::string> Sz = contiguousSizes(M.text(Obj), S, 0);
+    if (I >= int(Sz.size())) return F;
+    if (I == int(Sz.size()) - 1) {
+      F.K = ArgFact::Const;
+      F.R = {1, 1};
+      return F;
+    }
+    std::string P;
+    for (size_t J = size_t(I) + 1; J < Sz.size(); ++J) P += (P.empty() ? "" : "*") + Sz[J];
+    F.K = ArgFact::Name;
+    F.Nm = P;
+    F.Shape = true;
+    return F;
+  }
+  TSNode Obj = stripParens(field(E, "object")); // x.shape
+  if (!is(Obj, "identifier")) return F;
+  for (const Scope *Y = S; Y; Y = Y->Parent) {
+    auto It = Y->ShapeNames.find({M.text(Obj), I});
+    if (It != Y->ShapeNames.end()) {
+      F.K = ArgFact::Name;
+      F.Nm = It->second;
+      return F;
+    }
+  }
+  return F;
+}
+
 ArgFact Launcher::argFact(const Site &St, const KParam &P, size_t Index) {
   ArgFact F;
   TSNode A{};
   const Scope *S = St.S;
   auto It = St.Kw.find(P.Name);
+  if (It == St.Kw.end() && Index < St.Pos.size() && Index < St.Splat.size() && St.Splat[Index] >= 0)
+    return splatFact(St.Pos[Index], St.Splat[Index], S);
   if (It != St.Kw.end()) A = It->second;
   else if (Index < St.Pos.size()) A = St.Pos[Index];
   else if (St.StarPos || St.StarKw) return F; // passed through *args / **kwargs
@@ -1566,6 +1680,16 @@ ArgFact Launcher::argFact(const Site &St, const KParam &P, size_t Index) {
     }
   }
   if (S) F.Elem = dtypeOf(A, S, 0);
+  if (S && is(stripParens(A), "identifier")) {
+    std::vector<std::string> Sz = contiguousSizes(M.text(stripParens(A)), S, 0);
+    for (const std::string &Z : Sz) {
+      if (Z == "?") { // reshape(-1, n): the outer size is unknown
+        F.Extent.clear();
+        break;
+      }
+      F.Extent += (F.Extent.empty() ? "" : "*") + Z;
+    }
+  }
   return F;
 }
 
@@ -1607,6 +1731,51 @@ std::vector<std::string> Launcher::contiguousSizes(const std::string &X, const S
     std::string N = valueName(As[0], S, 1);
     return N.empty() || N.find('*') != std::string::npos ? "" : "2*" + N;
   };
+  // A size spelled as an expression, as a product of factors: a constant,
+  // a name, a name divided by a constant (`n // 128`, `triton.cdiv(n, 128)`,
+  // `(n + 127) // 128`: "n/128", the envelope bounds n, then the
+  // division), a product of those (`Z * H`), a local bound once to one of
+  // those. Empty when it is anything else (a sum, a local bound twice).
+  std::function<std::string(TSNode, unsigned)> term = [&](TSNode E, unsigned Dp) -> std::string {
+    E = stripParens(E);
+    if (Dp > 4 || ts_node_is_null(E)) return "";
+    Rng R;
+    if (constRange(E, S, R, 0)) return R.Lo == R.Hi && R.Lo >= 1 ? std::to_string(R.Lo) : "";
+    if (is(E, "identifier")) {
+      bool IsParam;
+      const std::vector<TSNode> *Bs = lookup(S, M.text(E), IsParam);
+      if (!IsParam && Bs && Bs->size() == 1 && !ts_node_is_null((*Bs)[0]))
+        if (std::string T = term((*Bs)[0], Dp + 1); !T.empty()) return T;
+      return valueName(E, S, 0);
+    }
+    TSNode Num{}, Den{};
+    if (is(E, "binary_operator")) {
+      std::string Op = M.text(field(E, "operator"));
+      if (Op == "*") {
+        std::string L = term(field(E, "left"), Dp + 1), Rt = term(field(E, "right"), Dp + 1);
+        return L.empty() || Rt.empty() ? "" : L + "*" + Rt;
+      }
+      if (Op != "//") return valueName(E, S, 0);
+      Num = stripParens(field(E, "left"));
+      Den = field(E, "right");
+      if (is(Num, "binary_operator") && M.text(field(Num, "operator")) == "+")
+        Num = stripParens(field(Num, "left")); // (n + B - 1) // B
+    } else if (is(E, "call") && endsWith(M.text(field(E, "function")), "cdiv")) {
+      std::vector<TSNode> As = kids(field(E, "arguments"));
+      if (As.size() != 2) return "";
+      Num = As[0];
+      Den = As[1];
+    } else {
+      return valueName(E, S, 0);
+    }
+    if (!constRange(Den, S, R, 0) || R.Lo != R.Hi || R.Lo < 1) return "";
+    std::string N = term(Num, Dp + 1);
+    if (N.empty()) return "";
+    size_t Last = N.find_last_of('*');
+    std::string Tail = Last == std::string::npos ? N : N.substr(Last + 1);
+    if (Tail.find('/') != std::string::npos) return ""; // n // a // b: not one division
+    return N + "/" + std::to_string(R.Lo);
+  };
   auto Sizes = [&](const std::vector<TSNode> &Es) -> std::vector<std::string> {
     std::vector<std::string> Out;
     for (TSNode E : Es) {
@@ -1620,7 +1789,8 @@ std::vector<std::string> Launcher::contiguousSizes(const std::string &X, const S
         continue;
       }
       std::string N = valueName(E, S, 0);
-      if (N.empty() || N.find('*') != std::string::npos) return {};
+      if (N.empty() || is(stripParens(E), "identifier")) N = term(E, 0);
+      if (N.empty()) return {};
       Out.push_back(N);
     }
     return Out;
@@ -1737,6 +1907,7 @@ std::string Launcher::strideOf(TSNode A, const Scope *S) {
 std::string Launcher::launchedName(TSNode V) const {
   V = stripParens(V);
   if (is(V, "identifier")) return M.text(V);
+  if (Foreign && is(V, "attribute")) return M.text(V); // mod.kernel[grid]
   if (!is(V, "call")) return "";
   std::string F = M.text(field(V, "function"));
   if (!endsWith(F, "wrap_triton")) return "";
@@ -1752,6 +1923,16 @@ bool Launcher::mentionsLaunch(TSNode Def, bool OrWalrus) const {
   uint32_t B = ts_node_start_byte(Def), E = ts_node_end_byte(Def);
   if (E > M.Src.size() || E < B) return false;
   if (M.Src.find("wrap_triton(", B) < E) return true;
+  if (Foreign) { // the body only: a search past it would cost the file per function
+    std::string_view Body(M.Src.data() + B, E - B);
+    for (const auto &KV : *Foreign)
+      for (size_t At = Body.find(KV.first); At != std::string_view::npos;
+           At = Body.find(KV.first, At + 1)) {
+        size_t J = Body.find_first_not_of(' ', At + KV.first.size());
+        if (J != std::string_view::npos && Body[J] == '[') return true;
+      }
+    return false;
+  }
   if (OrWalrus)
     for (uint32_t I = B; I + 1 < E; ++I)
       if (M.Src[I] == ':' && M.Src[I + 1] == '=') return true;
@@ -1777,17 +1958,29 @@ void Launcher::run() {
   }
   // Sites per kernel definition.
   std::map<uint32_t, std::vector<Site>> Sites;
-  std::map<uint32_t, TSNode> DefOf;
+  std::map<uint32_t, std::vector<KParam>> ParamsOf;
   for (const Scope &S : Scopes)
     for (TSNode C : S.Launches) {
-      auto J = M.Jit.find(launchedName(field(field(C, "function"), "value")));
-      if (J == M.Jit.end()) continue;
-      uint32_t Key = ts_node_start_byte(J->second.Def);
-      DefOf[Key] = J->second.Def;
+      std::string Name = launchedName(field(field(C, "function"), "value"));
+      uint32_t Key;
+      if (Foreign) {
+        auto T = Foreign->find(Name);
+        if (T == Foreign->end()) continue;
+        Key = T->second.Key;
+        if (!ParamsOf.count(Key))
+          for (const std::string &P : T->second.Params) ParamsOf[Key].push_back({P, TSNode{}});
+      } else {
+        auto J = M.Jit.find(Name);
+        if (J == M.Jit.end()) continue;
+        Key = ts_node_start_byte(J->second.Def);
+        if (!ParamsOf.count(Key)) ParamsOf[Key] = kernelParams(J->second.Def);
+      }
       for (Site &St : sites(C, &S))
         if (Sites[Key].size() < 64) Sites[Key].push_back(std::move(St));
     }
-  std::string File = M.Path.substr(M.Path.find_last_of('/') == std::string::npos
+  // A foreign module's path is the project's (relative to its root): a
+  // launch in another directory is named so that it can be found.
+  std::string File = Foreign ? M.Path : M.Path.substr(M.Path.find_last_of('/') == std::string::npos
                                        ? 0
                                        : M.Path.find_last_of('/') + 1);
   for (auto &KV : Sites) {
@@ -1796,7 +1989,7 @@ void Launcher::run() {
     LF.Sites = unsigned(Ss.size());
     std::string Src = "launch at " + File + ":" + std::to_string(Ss[0].Line);
     if (Ss.size() > 1) Src += " (and " + std::to_string(Ss.size() - 1) + " more)";
-    std::vector<KParam> Ps = kernelParams(DefOf[KV.first]);
+    std::vector<KParam> Ps = ParamsOf[KV.first];
     for (size_t I = 0; I < Ps.size(); ++I) {
       std::vector<ArgFact> Fs;
       for (const Site &St : Ss) {
@@ -1830,6 +2023,10 @@ void Launcher::run() {
         LF.Params[Ps[I].Name] = H;
       }
       if (Elem.known()) LF.Elem[Ps[I].Name] = Elem;
+      // An extent holds when every site passes a tensor of the same sizes.
+      bool SameExtent = !Fs[0].Extent.empty();
+      for (const ArgFact &F : Fs) SameExtent &= F.Extent == Fs[0].Extent;
+      if (SameExtent) LF.Extent[Ps[I].Name] = {Fs[0].Extent, Src};
     }
     // Grids: every site's grid must be seen.
     SiteParams = &Ps;
@@ -1873,16 +2070,32 @@ void Launcher::run() {
           if (C.Factors == D.Factors && C.Max == D.Max) Both.push_back(C);
       LF.Checked = std::move(Both);
     }
-    M.Launches[KV.first] = std::move(LF);
+    (*Into)[KV.first] = std::move(LF);
   }
 }
 
 } // namespace
 
+ValueHint joinSiteHints(const ValueHint &A, const ValueHint &B) { return mergeHint(A, B); }
+
 void collectLaunchFacts(Module &M) {
   if (M.PlainAll.empty() || M.Src.find('[') == std::string::npos) return;
   Launcher L(M);
   L.run();
+}
+
+void collectForeignLaunchFacts(Module &M, const std::map<std::string, ForeignKernel> &Targets,
+                               std::map<uint32_t, LaunchFacts> &Out) {
+  if (M.PlainAll.empty() || Targets.empty() || M.Src.find('[') == std::string::npos) return;
+  Launcher L(M, Targets, Out);
+  L.run();
+}
+
+std::vector<std::string> kernelParamNames(Module &M, TSNode Def) {
+  Launcher L(M);
+  std::vector<std::string> Out;
+  for (const KParam &P : L.params(Def)) Out.push_back(P.Name);
+  return Out;
 }
 
 } // namespace triton

@@ -137,6 +137,9 @@ struct LaunchFacts {
   unsigned Sites = 0;
   std::map<std::string, ValueHint> Params; ///< scalar parameter -> range / name
   std::map<std::string, IntTy> Elem;       ///< pointer parameter -> element type
+  /// pointer parameter -> (the sizes of the contiguous tensor every site
+  /// passes, "M*N/128"; where the sites are): ValueHint::Extent
+  std::map<std::string, std::pair<std::string, std::string>> Extent;
   ValueHint Axis[3];                        ///< tl.program_id(axis) -> grid fact
   std::vector<CheckedProduct> Checked;      ///< products every site's asserts bound
 };
@@ -357,6 +360,28 @@ FlagPlan planFlags(const Module &M, const JitFn &J);
 /// Reads the launches `kernel[grid](args...)` in the file's plain functions
 /// (Module::PlainAll) and fills Module::Launches.
 void collectLaunchFacts(Module &M);
+
+/// A kernel of another module as launches in this one see it: its key there
+/// (the def's start byte) and its parameters, in order.
+struct ForeignKernel {
+  uint32_t Key = 0;
+  std::vector<std::string> Params;
+};
+/// The launch facts of M's launches of Targets' kernels (by the text the
+/// launches call each by), into Out by the kernels' keys (Launcher.cpp).
+void collectForeignLaunchFacts(Module &M, const std::map<std::string, ForeignKernel> &Targets,
+                               std::map<uint32_t, LaunchFacts> &Out);
+/// Two launch sites' facts for one value: ranges join, a name must agree.
+ValueHint joinSiteHints(const ValueHint &A, const ValueHint &B);
+/// The text tree-sitter parses (TritonFrontend.cpp): UTF-8, latin-1
+/// transcoded (Back maps bytes back), CR-only lines read as newlines.
+bool decodeSource(const std::string &Src, std::string &Text, std::vector<uint32_t> &Back,
+                  std::string &Why);
+/// A kernel definition's parameters by name, up to a `*args`.
+std::vector<std::string> kernelParamNames(Module &M, TSNode Def);
+/// The launches of M's kernels in other files of the project
+/// (ForeignLaunches.cpp): their facts joined into M.Launches.
+void joinForeignLaunches(Module &M);
 
 /// The integer type a dotted dtype name denotes (`torch.int64`, `torch.long`,
 /// `np.int32`), unknown for anything else (floats, bool, a variable). Shared

@@ -119,6 +119,10 @@ struct NarrowedIndexOverflow::Walk {
   Bounds In;     ///< inside the envelope
   Bounds Beyond; ///< beyond it (the latent level)
   Profile Prof = Profile::Inference; ///< the profile the envelope is of
+  /// The access being walked points into a tensor of at most Cap.Hi
+  /// elements (Bounds::extentOf of CapBase), when CapBase is set.
+  Bound Cap;
+  const Node *CapBase = nullptr;
 
   /// Where the product wraps: in the kernel's profile, or only beyond it.
   std::string where(bool AtLatent) const {
@@ -472,6 +476,14 @@ struct NarrowedIndexOverflow::Walk {
 
   void report(const Node *N, bool AtLatent) {
     IntTy Ty = widthOf(N);
+    // An in-bounds offset into a tensor the launcher allocates is below its
+    // element count: when that fits the type, the product wraps only past
+    // the allocation, at sizes the envelope does not reach.
+    bool Capped = CapBase && Cap.Hi > 0 && Cap.Hi - 1 <= typeBound(Ty).Hi;
+    if (Capped && !R.Latent)
+      return;
+    if (Capped)
+      AtLatent = true;
     Bounds &B = AtLatent ? Beyond : In;
     const Node *A = N->op(0), *C = N->op(1);
     const Bound &BA = B.of(A), &BC = B.of(C);
@@ -500,6 +512,13 @@ struct NarrowedIndexOverflow::Walk {
                  "; widen " + quote(Leaf) + " to 64 bits before it multiplies";
     Fd.Group = rootName(Leaf);
     Fd.Latent = AtLatent;
+    if (Capped)
+      Fd.Notes.push_back({CapBase->Range.valid() ? CapBase->Range : F.Range,
+                          quote(CapBase) + " points to a tensor of at most " +
+                                       withCommas(Cap.Hi) + " elements, " + Cap.Why + " (" +
+                                       CapBase->Hint.Source +
+                                       "): an offset into it stays below 2^31 unless it is out "
+                                       "of bounds"});
     if (!ProfWhy.empty())
       Fd.Notes.push_back({F.Range, std::string("judged in the ") + profileName(Prof) +
                                        " profile: " + ProfWhy});
@@ -561,10 +580,28 @@ void NarrowedIndexOverflow::run(const Function &F, std::vector<Finding> &Out) co
   Walk W{*this, F, Out, Bounds(F, E, false), Bounds(F, E, true), P, {}, {}, {}};
   if (F.Prof != Profile::Unknown && P == F.Prof && !Why.empty() && Why == F.ProfileWhy)
     W.ProfWhy = Why;
+  // Accesses into a tensor whose allocation caps every in-bounds offset
+  // below 2^31 (ValueHint::Extent) go last: a product they share with an
+  // access into an uncapped tensor is reported at its level there.
+  std::vector<const Access *> Order, Capped;
   for (const Access &A : F.Accesses) {
+    const Node *Base = addressBase(A.Addr);
+    bool Cap = Base && Base->K == Kind::Param && !Base->Hint.Extent.empty();
+    (Cap ? Capped : Order).push_back(&A);
+  }
+  size_t FirstCapped = Order.size();
+  Order.insert(Order.end(), Capped.begin(), Capped.end());
+  for (size_t I = 0; I < Order.size(); ++I) {
+    const Access &A = *Order[I];
     const Node *Base = addressBase(A.Addr);
     W.In.at(A);
     W.Beyond.at(A);
+    W.Cap = Bound();
+    W.CapBase = nullptr;
+    if (I >= FirstCapped) {
+      W.Cap = W.In.extentOf(Base);
+      W.CapBase = Base;
+    }
     // An offset computed here and addressed later, through an array of
     // offsets (registers, most often): the stored value is an offset too.
     // (C++ only: a Triton kernel computes its offsets in place, and a value

@@ -56,6 +56,15 @@ public:
 
   static constexpr int64_t Inf = int64_t(1) << 62;
 
+  /// The most elements the tensor a pointer parameter points to holds, from
+  /// its ValueHint::Extent: each size a constant, a name the envelope maps
+  /// (two letters or more: a one-letter `K` is a head dim in attention and
+  /// the reduction of a matmul), a name divided by a constant; a size whose
+  /// name says nothing is Envelope.Dimension when the tensor has two sizes
+  /// or more (a one-dimensional buffer may be a flattened product). Hi is
+  /// Inf when there is no extent or a size has no bound.
+  Bound extentOf(const Node *Ptr);
+
 private:
   Bound compute(const Node *N);
   Bound leafByName(const Node *N, const std::string &Name, const char *Fallback);

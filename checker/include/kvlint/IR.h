@@ -118,6 +118,11 @@ struct ValueHint {
   bool Shape = false;     ///< BoundBy is a product of the sizes of a contiguous
                           ///< tensor the launcher shows, the parameter its
                           ///< stride ("H*D"): an upper bound, not a name
+  /// A pointer: the tensor it points to holds at most this product of
+  /// sizes ("M*N/128": names, constants, a name divided by a constant), as
+  /// the launcher allocates or asserts it contiguous. An in-bounds offset
+  /// into it is below that (Bounds::extentOf).
+  std::string Extent;
   std::string Source;     ///< where the fact was read, for messages
   bool any() const { return HasRange || !BoundBy.empty(); }
 };
