@@ -10,6 +10,8 @@
 //   Reach.cpp  the graph (modules, definitions, the names their bodies
 //              mention), its roots and what they reach, and why a definition
 //              is not reached;
+//   Launches.cpp which files launch a kernel of another file (the
+//              frontend reads the launch facts there);
 //   Build.cpp  the walk of the project root and the summaries, in parallel;
 //   Demote.cpp the post-pass that moves findings in unreached kernels to
 //              the latent level, with the reason as a note.
@@ -101,6 +103,16 @@ public:
   /// to something else, or to helpers whose returns disagree.
   const Definition *importedJit(const std::string &Path, const std::string &Dotted) const;
 
+  /// The files other than Path that launch its kernel Kernel, each with
+  /// the texts its launches call the kernel by (`kernel`, `mod.kernel`);
+  /// sorted by file (Launches.cpp).
+  struct ForeignLaunch {
+    std::string File;
+    std::vector<std::string> Callees;
+  };
+  std::vector<ForeignLaunch> foreignLaunches(const std::string &Path,
+                                             const std::string &Kernel) const;
+
   struct Stats {
     size_t Files = 0, Defs = 0, Kernels = 0, KernelsReached = 0, KernelsOnlyTests = 0;
   };
@@ -161,6 +173,10 @@ private:
   /// another module it denotes, with a return fact (importedJit).
   std::map<std::pair<int, std::string>, Target> Jits;
   std::vector<int> TestParent; ///< with tests as roots too: the node it came from (-2: not)
+
+  /// (file, kernel name) -> its launches in other files (Launches.cpp)
+  std::map<std::pair<int, std::string>, std::vector<ForeignLaunch>> Foreign;
+  void linkLaunches();
 
   // Link.cpp
   void nameModules();

@@ -53,6 +53,7 @@ void ProjectModel::build(std::vector<FileSummary> In, const ProjectConfig &C) {
   buildGraph();
   computeReach();
   computeProfiles();
+  linkLaunches();
 }
 
 void ProjectModel::buildGraph() {

@@ -94,6 +94,8 @@ std::string codingCookie(const std::string &S, unsigned &Line) {
   return "";
 }
 
+} // namespace
+
 /// The text tree-sitter parses: the file as UTF-8, transcoded from latin-1
 /// when its coding cookie says so (Back then maps each byte of Text to the
 /// file's byte), with CR-only line endings read as newlines (same length).
@@ -148,6 +150,8 @@ bool decodeSource(const std::string &Src, std::string &Text, std::vector<uint32_
     if (Text[I] == '\r' && (I + 1 == Text.size() || Text[I + 1] != '\n')) Text[I] = '\n';
   return true;
 }
+
+namespace {
 
 /// The kernel's profile: what the project's callers show (the project
 /// model, across files), else what its own file's launchers show
@@ -343,6 +347,7 @@ LoweredFile lowerTritonSource(const std::string &Path, const std::string &Source
   }
   markHelpers(M);
   collectLaunchFacts(M);
+  joinForeignLaunches(M); // the kernels' launches in other files of the project
   for (const std::string &N : M.JitOrder) {
     const JitFn &J = M.Jit[N];
     // Helpers called from another jit function are analysed inlined, with
