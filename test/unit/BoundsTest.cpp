@@ -282,3 +282,27 @@ TEST(Bounds, GuardsMatchTheOffsetTheyRepeat) {
   Node *A3 = bin(F, Kind::Add, bin(F, Kind::Mul, I, cst(F, 32)), J);
   EXPECT_GT(B.of(A3).Hi, 4999);
 }
+
+// The extent of an allocated tensor (ValueHint::Extent): sizes named like a
+// dimension take its bound, a name divided by a constant its quotient, a
+// size whose name says nothing Envelope.Dimension -- but only in a tensor of
+// two sizes or more; anything else has no extent (Inf).
+TEST(Bounds, ExtentOfAnAllocation) {
+  Function F;
+  Envelope E = env();
+  Bounds B(F, E, false);
+  auto Ptr = [&](const char *Extent) {
+    Node *P = named(F, Kind::Param, "x_ptr", IntTy::pointer());
+    P->Hint.Extent = Extent;
+    return P;
+  };
+  EXPECT_EQ(B.extentOf(Ptr("token_num*total_expert_num")).Hi, 262144LL * 512);
+  EXPECT_EQ(B.extentOf(Ptr("M*N/128")).Hi, 262144LL * 2048); // one-letter names: Dimension
+  EXPECT_EQ(B.extentOf(Ptr("num_tokens*hidden_size/128*4")).Hi, 262144LL * 128 * 4);
+  EXPECT_EQ(B.extentOf(Ptr("n")).Hi, Bounds::Inf);          // a flat buffer of any size
+  EXPECT_EQ(B.extentOf(Ptr("num_tokens")).Hi, 262144);      // one size its name bounds
+  EXPECT_EQ(B.extentOf(Ptr("n/0*m")).Hi, Bounds::Inf);      // not a division
+  EXPECT_EQ(B.extentOf(named(F, Kind::Param, "y_ptr", IntTy::pointer())).Hi, Bounds::Inf);
+  Bounds Beyond(F, E, true); // the latent level scales every dimension
+  EXPECT_GT(Beyond.extentOf(Ptr("M*N/128")).Hi, B.extentOf(Ptr("M*N/128")).Hi);
+}

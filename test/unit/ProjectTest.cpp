@@ -78,6 +78,21 @@ TEST(ProjectReach, WrapperChainToLaunch) {
   EXPECT_TRUE(V.Reached);
 }
 
+TEST(ProjectLaunches, ForeignLaunchesByResolvedName) {
+  ProjectModel M = model(
+      {{"pkg/__init__.py", "from .ops import run\n"},
+       {"pkg/_kernels/__init__.py", ""},
+       {"pkg/_kernels/k.py", std::string(Kernel) + "def own(x):\n    _k[(4,)](x)\n"},
+       {"pkg/ops.py", "from ._kernels.k import _k\nfrom ._kernels import k as km\n"
+                      "def run(x):\n    _k[(1,)](x)\n    km._k[(2,)](x)\n"},
+       {"pkg/other.py", "def _k(x):\n    pass\ndef f(x):\n    _k[(1,)](x)\n"}});
+  std::vector<ProjectModel::ForeignLaunch> L = M.foreignLaunches("/p/pkg/_kernels/k.py", "_k");
+  ASSERT_EQ(L.size(), 1u); // the kernel's own file and other.py's own _k are not foreign
+  EXPECT_EQ(L[0].File, "/p/pkg/ops.py");
+  EXPECT_EQ(L[0].Callees, (std::vector<std::string>{"_k", "km._k"}));
+  EXPECT_TRUE(M.foreignLaunches("/p/pkg/other.py", "_k").empty()); // not a kernel
+}
+
 TEST(ProjectReach, NeverImported) {
   ProjectModel M = model({{"pkg/__init__.py", ""},
                           {"pkg/dead.py", std::string(Kernel) + "def go(x):\n    _k[(1,)](x)\n"}});
