@@ -8,6 +8,7 @@
 #include "llvm/Support/xxhash.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
@@ -18,6 +19,7 @@
 #include <ostream>
 #include <random>
 #include <sys/stat.h>
+#include <thread>
 #include <unistd.h>
 
 namespace fs = std::filesystem;
@@ -183,6 +185,26 @@ std::string fastHash(const std::string &Text) {
   return Hex;
 }
 
+std::vector<std::string> hashFiles(const std::vector<std::string> &Paths, unsigned Jobs) {
+  std::vector<std::string> Out(Paths.size());
+  Jobs = std::max(1u, std::min<unsigned>(Jobs ? Jobs : std::thread::hardware_concurrency(),
+                                         unsigned(std::max<size_t>(1, Paths.size() / 64))));
+  std::atomic<size_t> Next{0};
+  auto Work = [&] {
+    std::string Text, Err;
+    for (size_t I; (I = Next++) < Paths.size();)
+      if (readRegularFile(Paths[I], Text, Err, size_t(64) << 20))
+        Out[I] = fastHash(Text);
+  };
+  std::vector<std::thread> Pool;
+  for (unsigned J = 1; J < Jobs; ++J)
+    Pool.emplace_back(Work);
+  Work();
+  for (auto &T : Pool)
+    T.join();
+  return Out;
+}
+
 const std::string &buildId() {
   static const std::string Id = [] {
     std::string Exe, Err;
@@ -317,8 +339,7 @@ bool ScanCache::writePack(const char *Name, const std::string &Bytes, std::strin
   return false;
 }
 
-std::string ScanCache::entryKey(const std::string &Path, const std::string &Key) {
-  (void)Key;
+std::string ScanCache::entryName(const std::string &Path) {
   std::error_code EC;
   fs::path A = fs::absolute(Path, EC);
   return (EC ? fs::path(Path) : A).lexically_normal().string();
@@ -380,7 +401,7 @@ std::string ScanCache::depState(const std::string &Path, const std::set<std::str
 
 bool ScanCache::loadResult(const std::string &Path, const std::string &Key,
                            const std::set<std::string> &Scanned, FileResult &R) {
-  auto It = Results.Records.find(entryKey(Path, Key));
+  auto It = Results.Records.find(entryName(Path));
   if (It == Results.Records.end())
     return false;
   Bytes B(It->second.Value);
@@ -413,7 +434,39 @@ void ScanCache::storeResult(const std::string &Path, const std::string &Key,
       putS(V, depState(P, Scanned));
     }
   putS(V, encodeResult(R));
-  CachePack::Record &Rec = Results.Records[entryKey(Path, Key)];
+  CachePack::Record &Rec = Results.Records[entryName(Path)];
+  Rec.Value = std::move(V);
+  Rec.Touched = true;
+  ResultsDirty = true;
+}
+
+bool ScanCache::loadMeta(const std::string &Name, std::vector<std::string> &Fields) {
+  Fields.clear();
+  auto It = Results.Records.find(Name);
+  if (It == Results.Records.end())
+    return false;
+  Bytes B(It->second.Value);
+  Fields.resize(B.count(4));
+  for (std::string &F : Fields)
+    F = B.s();
+  if (!B.Ok || !B.atEnd()) {
+    Fields.clear();
+    return false;
+  }
+  It->second.Touched = true;
+  return true;
+}
+
+void ScanCache::storeMeta(const std::string &Name, const std::vector<std::string> &Fields) {
+  std::string V;
+  putU32(V, uint32_t(Fields.size()));
+  for (const std::string &F : Fields)
+    putS(V, F);
+  CachePack::Record &Rec = Results.Records[Name];
+  if (Rec.Value == V) {
+    Rec.Touched = true;
+    return;
+  }
   Rec.Value = std::move(V);
   Rec.Touched = true;
   ResultsDirty = true;

@@ -44,6 +44,10 @@ namespace kvlint {
 /// A fast 128-bit hash of Text, hex (xxh3): content keys of the cache.
 std::string fastHash(const std::string &Text);
 
+/// fastHash of each file's bytes, read on Jobs threads ("" when a file
+/// cannot be read as a regular file of at most 64 MiB).
+std::vector<std::string> hashFiles(const std::vector<std::string> &Paths, unsigned Jobs);
+
 /// The kvlint build: version and the hash of the running executable.
 const std::string &buildId();
 
@@ -100,6 +104,12 @@ public:
   void storeResult(const std::string &Path, const std::string &Key,
                    const std::set<std::string> &Scanned, const FileResult &R);
 
+  /// Scan-wide records of the results pack (names that are no path: the
+  /// tree dtypes' and the project facts' digests, by the digest of their
+  /// inputs): a list of strings. Not thread-safe.
+  bool loadMeta(const std::string &Name, std::vector<std::string> &Fields);
+  void storeMeta(const std::string &Name, const std::vector<std::string> &Fields);
+
   /// Writes the packs that changed. False, with Why, when one could not be.
   bool save(std::string &Why);
 
@@ -108,7 +118,8 @@ public:
 private:
   bool readPack(const char *Name, CachePack &P);
   bool writePack(const char *Name, const std::string &Bytes, std::string &Why);
-  static std::string entryKey(const std::string &Path, const std::string &Key);
+  /// A result's record: its file's absolute path (one entry per file).
+  static std::string entryName(const std::string &Path);
 
   int DirFd = -1;
   std::string Dir;

@@ -240,7 +240,7 @@ private:
 /// The key of one file's cached result (Cache.h): everything the per-file
 /// analysis reads besides the files its parse opens, which the entry lists
 /// and checks one by one.
-std::string resultKey(const std::string &F, const std::string &Src, const EffectiveConfig &Cfg,
+std::string resultKey(const std::string &F, const std::string &Hash, const EffectiveConfig &Cfg,
                       const CliOptions &C, const DbFlags &Db, const std::string &Facts,
                       const std::string &TreeDigest) {
   std::string K = "kvlint-result-1\npath " + F + "\n";
@@ -248,7 +248,7 @@ std::string resultKey(const std::string &F, const std::string &Src, const Effect
     std::error_code EC;
     K += "cwd " + fs::current_path(EC).string() + "\n";
   }
-  K += "content " + fastHash(Src) + "\nconfig " + Cfg.key() + "\ndb";
+  K += "content " + Hash + "\nconfig " + Cfg.key() + "\ndb";
   if (const std::vector<std::string> *Flags = Db.find(F))
     for (const std::string &A : *Flags)
       K += " " + std::to_string(A.size()) + ":" + A;
@@ -351,26 +351,72 @@ int run(const std::vector<std::string> &Args) {
   // One real file is analysed (and fixed) once, however many names reach it:
   // `r.cu ./r.cu`, a directory and a path inside it, a symlink beside it.
   dedupeByIdentity(Found, Notes);
-  // The table dtypes the scan's Python files allocate, read from every file
-  // found (before sharding, so that each shard sees the same facts).
   Timer("walk");
+  // With the cache, each file's bytes are hashed once, here: the keys of
+  // its result, and of the scan-wide facts below.
+  std::map<std::string, std::string> FoundHash;
+  if (Cache.enabled()) {
+    std::vector<std::string> H = hashFiles(Found, C.Jobs);
+    for (size_t I = 0; I < Found.size(); ++I)
+      FoundHash[Found[I]] = H[I];
+  }
+  Timer("hash");
+  // The table dtypes the scan's Python files allocate, read from every file
+  // found (before sharding, so that each shard sees the same facts). With
+  // the cache they are read only when a Python file's result must be
+  // computed, or their digest (a key of every Python result) is not known
+  // for these files' bytes.
   TreeDtypes Tree;
   std::string TreeDigest;
+  bool TreeBuilt = false;
+  auto EnsureTree = [&] {
+    if (TreeBuilt)
+      return;
+    TreeBuilt = true;
 #ifdef KVLINT_HAVE_TRITON
-  buildTreeDtypes(Found, C.Jobs, Tree);
-  if (Cache.enabled())
+    buildTreeDtypes(Found, C.Jobs, Tree);
     TreeDigest = fastHash(Tree.digest());
 #endif
+  };
+  std::string TreeInputs;
+  if (Cache.enabled()) {
+    std::string In = buildId() + "\n";
+    for (const std::string &F : Found)
+      if (F.size() > 3 && endsWith(F, ".py"))
+        In += FoundHash[F] + "\n";
+    TreeInputs = fastHash(In);
+    std::vector<std::string> M;
+    if (Cache.loadMeta("\1tree", M) && M.size() == 2 && M[0] == TreeInputs)
+      TreeDigest = M[1];
+  }
+  if (TreeDigest.empty())
+    EnsureTree();
   Timer("tree dtypes");
   const size_t FoundInAllShards = Found.size();
   // The project model: every Python file of the project (not only the
   // scanned ones), linked, with what its roots reach (checker/project/).
+  // With the cache it is built only when a result must be computed, or a
+  // scanned file's facts digest is not known for the project's bytes.
   project::ProjectModel Project;
+  bool ModelBuilt = false;
+  std::string ProjectInputs;
+  std::map<std::string, std::string> KnownFacts; ///< canonical path -> factsDigest
+  std::string Root;
+  project::ProjectConfig PC;
 #ifdef KVLINT_HAVE_TRITON
   bool AnyPy = std::any_of(Found.begin(), Found.end(),
                            [](const std::string &F) { return endsWith(F, ".py"); });
-  if (std::string Root = AnyPy ? project::projectRoot(C.ProjectRoot, C.Inputs) : "";
-      !Root.empty()) {
+  Root = AnyPy ? project::projectRoot(C.ProjectRoot, C.Inputs) : "";
+  PC.Root = Root;
+  PC.IncludeTests = !Root.empty() && (C.IncludeTests || project::inputsInTests(Root, C.Inputs));
+#endif
+  auto EnsureModel = [&] {
+    if (ModelBuilt)
+      return;
+    ModelBuilt = true;
+    if (Root.empty())
+      return;
+#ifdef KVLINT_HAVE_TRITON
     project::SummaryStore Store;
     Store.Hash = [](const std::string &Src) { return fastHash(Src); };
     Store.Load = [&](const std::string &P, const std::string &K, project::FileSummary &S) {
@@ -379,8 +425,8 @@ int run(const std::vector<std::string> &Args) {
     Store.Store = [&](const std::string &P, const std::string &K, const project::FileSummary &S) {
       Cache.storeSummary(P, K, S);
     };
-    project::buildProject({Root, C.IncludeTests || project::inputsInTests(Root, C.Inputs)},
-                          C.Jobs, summarisePython, Project, Cache.enabled() ? &Store : nullptr);
+    project::buildProject(PC, C.Jobs, summarisePython, Project,
+                          Cache.enabled() ? &Store : nullptr);
     project::ProjectModel::Stats S = Project.stats();
     if (C.Verbose)
       Notes.push_back({Root, "project model: " + std::to_string(S.Files) + " Python file(s), " +
@@ -388,8 +434,28 @@ int run(const std::vector<std::string> &Args) {
                                std::to_string(S.Kernels) + " kernel(s) reached (" +
                                std::to_string(S.KernelsOnlyTests) + " only from tests)",
                      false});
-  }
 #endif
+  };
+  if (Cache.enabled() && !C.Verbose) {
+    // The digest of everything the model is built from: its configuration
+    // and every Python file of the project with its bytes.
+    std::string In = buildId() + "\nroot " + Root + "\ntests " + std::to_string(PC.IncludeTests) +
+                     "\napi " + std::to_string(PC.PublicModulesAreApi) + "\n";
+    if (!Root.empty()) {
+      std::vector<std::string> Py = project::pythonFiles(Root);
+      std::vector<std::string> H = hashFiles(Py, C.Jobs);
+      for (size_t I = 0; I < Py.size(); ++I)
+        In += Py[I] + "\n" + H[I] + "\n";
+    }
+    ProjectInputs = fastHash(In);
+    std::vector<std::string> M;
+    if (Cache.loadMeta("\1facts", M) && M.size() % 2 == 1 && M[0] == ProjectInputs)
+      for (size_t I = 1; I + 1 < M.size(); I += 2)
+        KnownFacts[M[I]] = M[I + 1];
+  } else {
+    EnsureModel();
+  }
+  Timer("project model");
   bool WholeTree = !C.Diff.empty();
   for (const std::string &In : C.Inputs) {
     std::error_code EC;
@@ -501,19 +567,64 @@ int run(const std::vector<std::string> &Args) {
   std::vector<FileResult> Results(Files.size());
   std::vector<size_t> Miss;
   std::vector<std::string> Keys(Files.size()), Shas(Files.size());
+  std::vector<char> Hit(Files.size());
   unsigned Cached = 0;
-  for (size_t I = 0; I < Files.size(); ++I) {
-    std::string Src, Err;
-    if (Cache.enabled() && readRegularFile(Files[I], Src, Err, size_t(64) << 20)) {
-      std::string Facts = Project.factsDigest(project::canonicalPath(Files[I]));
-      Keys[I] = resultKey(Files[I], Src, *Configs[I], C, Db, Facts, TreeDigest);
-      if (Cache.loadResult(Files[I], Keys[I], Scanned, Results[I])) {
-        ++Cached;
-        continue;
-      }
-      Shas[I] = contentHash(Src);
+  // A file's facts digest: known for these project bytes, else from the
+  // model (built now). Kept for the next scan.
+  std::vector<std::pair<std::string, std::string>> FactsOut;
+  auto FactsOf = [&](const std::string &F) {
+    std::string P = project::canonicalPath(F);
+    auto It = KnownFacts.find(P);
+    std::string D;
+    if (It != KnownFacts.end()) {
+      D = It->second;
+    } else {
+      EnsureModel();
+      D = Project.factsDigest(P);
     }
-    Miss.push_back(I);
+    FactsOut.push_back({P, D});
+    return D;
+  };
+  for (size_t I = 0; I < Files.size(); ++I) {
+    if (!Cache.enabled())
+      break;
+    auto H = FoundHash.find(Files[I]);
+    std::string Hash = H != FoundHash.end() ? H->second : hashFiles({Files[I]}, 1)[0];
+    if (Hash.empty())
+      continue; // unreadable: analysed (it fails) and never kept
+    Keys[I] = resultKey(Files[I], Hash, *Configs[I], C, Db, FactsOf(Files[I]), TreeDigest);
+    if (Cache.loadResult(Files[I], Keys[I], Scanned, Results[I])) {
+      ++Cached;
+      Hit[I] = 1;
+      Keys[I].clear();
+      continue;
+    }
+    // The bytes the key was made from, as the worker's FileResult::Hashes
+    // will give them (checked before the result is kept).
+    std::string Src, Err;
+    if (readRegularFile(Files[I], Src, Err, size_t(64) << 20) && fastHash(Src) == Hash)
+      Shas[I] = contentHash(Src);
+    else
+      Keys[I].clear();
+  }
+  for (size_t I = 0; I < Files.size(); ++I)
+    if (!Hit[I])
+      Miss.push_back(I);
+  if (!Miss.empty()) {
+    EnsureTree();
+    EnsureModel();
+  }
+  if (Cache.enabled()) {
+    std::vector<std::string> M = {TreeInputs, TreeDigest};
+    Cache.storeMeta("\1tree", M);
+    if (!ProjectInputs.empty()) {
+      M = {ProjectInputs};
+      for (const auto &[P, D] : FactsOut)
+        KnownFacts[P] = D;
+      for (const auto &[P, D] : KnownFacts)
+        M.push_back(P), M.push_back(D);
+      Cache.storeMeta("\1facts", M);
+    }
   }
   Timer("cache lookup");
   std::vector<FileResult> Fresh(Miss.size());
