@@ -17,6 +17,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <random>
 #include <sstream>
 #include <unistd.h>
@@ -261,6 +262,54 @@ TEST(CachePack, DropsStaleEntries) {
   EXPECT_EQ(Q.Records.count("recent"), 1u);
   EXPECT_EQ(Q.Records.count("used"), 1u);
 }
+
+#ifdef KVLINT_HAVE_TRITON
+ProjectModel model(const std::map<std::string, std::string> &Files) {
+  std::vector<FileSummary> S;
+  for (const auto &F : Files)
+    S.push_back(summarisePython("/p/" + F.first, F.second));
+  ProjectModel M;
+  ProjectConfig C;
+  C.Root = "/p";
+  M.build(std::move(S), C);
+  return M;
+}
+
+const char *Kern = "import triton\nimport triton.language as tl\n\n@triton.jit\n"
+                   "def _k(p):\n    tl.store(p, 0)\n\ndef launch(p):\n    _k[(1,)](p)\n";
+
+TEST(FactsDigest, FollowsWhatOtherFilesDecide) {
+  std::map<std::string, std::string> Files = {{"pkg/__init__.py", "from .live import run\n"},
+                                              {"pkg/live.py", "def run():\n    pass\n"},
+                                              {"pkg/dead.py", Kern},
+                                              {"pkg/other.py", "X = 1\n"}};
+  std::string Dead = model(Files).factsDigest("/p/pkg/dead.py");
+  EXPECT_EQ(Dead, model(Files).factsDigest("/p/pkg/dead.py")) << "deterministic";
+  EXPECT_NE(Dead, model(Files).factsDigest("/p/pkg/live.py"));
+  // Another module changes, nothing about dead.py does: the same digest.
+  Files["pkg/other.py"] = "X = 2\nY = 3\n";
+  EXPECT_EQ(Dead, model(Files).factsDigest("/p/pkg/dead.py"));
+  // The package now imports it: its kernel's reachability changed.
+  Files["pkg/__init__.py"] = "from .live import run\nfrom .dead import launch\n";
+  EXPECT_NE(Dead, model(Files).factsDigest("/p/pkg/dead.py"));
+  // A file the model does not hold, and no model at all.
+  EXPECT_NE(model(Files).factsDigest("/p/csrc/k.cu"), ProjectModel().factsDigest("/p/csrc/k.cu"));
+}
+
+TEST(FactsDigest, ImportedHelperReturns) {
+  std::map<std::string, std::string> Files = {
+      {"pkg/__init__.py", "from .k import run\n"},
+      {"pkg/util.py", "import triton\nimport triton.language as tl\n\n@triton.jit\n"
+                      "def pid():\n    return tl.program_id(0)\n"},
+      {"pkg/k.py", "import triton\nimport triton.language as tl\nfrom .util import pid\n\n"
+                   "@triton.jit\ndef _k(p):\n    tl.store(p + pid() * 4096, 0)\n\n"
+                   "def run(p):\n    _k[(1,)](p)\n"}};
+  std::string Before = model(Files).factsDigest("/p/pkg/k.py");
+  Files["pkg/util.py"] = "import triton\nimport triton.language as tl\n\n@triton.jit\n"
+                         "def pid():\n    return tl.program_id(0).to(tl.int64)\n";
+  EXPECT_NE(Before, model(Files).factsDigest("/p/pkg/k.py")) << "the helper's return widened";
+}
+#endif
 
 struct TempDir {
   std::string Path;
