@@ -112,7 +112,11 @@ public:
   /// EVERY NEW CROSS-FILE FACT that an analysis of one file reads (a method
   /// added here, a field the frontends query) MUST be added to factsDigest,
   /// or a warm scan reports what a cold scan would not. Digest.cpp marks
-  /// where the foreign launch facts go.
+  /// where the foreign launch facts go. The driver keeps each file's digest
+  /// under the digest of the model's inputs (tools/kvlint/Driver.cpp,
+  /// ProjectInputs: every Python file's path and bytes, and ProjectConfig):
+  /// a new kind of input to build() (C++ files, a config field) MUST be
+  /// added there too.
   std::string factsDigest(const std::string &Path) const;
 
   struct Stats {

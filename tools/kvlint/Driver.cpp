@@ -255,6 +255,10 @@ std::string resultKey(const std::string &F, const std::string &Hash, const Effec
   K += "\nextra";
   for (const std::string &A : C.Extra)
     K += " " + std::to_string(A.size()) + ":" + A;
+  // The clang driver reads include directories from the environment too.
+  for (const char *V : {"CPATH", "C_INCLUDE_PATH", "CPLUS_INCLUDE_PATH"})
+    if (const char *E = std::getenv(V))
+      K += std::string("\nenv ") + V + "=" + E;
   K += "\ndump-ir " + std::to_string(C.DumpIR) + "\ndefer-suppressions " +
        std::to_string(deferSuppressions()) + "\nfacts " + Facts + "\n";
   if (endsWith(F, ".py"))
