@@ -250,6 +250,21 @@ TEST(CachePack, HostileBytesAreMisses) {
   }
 }
 
+TEST(CachePack, FuzzSeedsAreWholePacks) {
+  // tools/fuzz/corpus/cache: packs of build "id" the fuzz target starts from.
+  fs::path Dir = fs::path(__FILE__).parent_path() / "../../tools/fuzz/corpus/cache";
+  unsigned N = 0;
+  for (const char *Name : {"results-pack", "summaries-pack"}) {
+    std::ifstream In(Dir / Name, std::ios::binary);
+    std::stringstream SS;
+    SS << In.rdbuf();
+    CachePack P;
+    EXPECT_TRUE(P.parse(SS.str(), "id")) << Name;
+    N += P.Records.size();
+  }
+  EXPECT_GT(N, 0u);
+}
+
 TEST(CachePack, DropsStaleEntries) {
   CachePack P;
   uint64_t Now = 100 * 24 * 3600;
