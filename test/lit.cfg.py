@@ -39,6 +39,13 @@ config.environment["PATH"] = os.pathsep.join(
 for var in ("HOME", "LD_LIBRARY_PATH", "CUDA_VISIBLE_DEVICES", "PYTHONPATH", "TMPDIR"):
     if var in os.environ:
         config.environment[var] = os.environ[var]
+# The scan's cache (docs/cli.md, "Cache") would put a .kvlint_cache folder
+# beside every scanned Inputs directory of the source tree: off for the suite;
+# the cache-*.test files turn it on (--cache-dir, or env -u) in %t copies.
+config.environment["KVLINT_NO_CACHE"] = "1"
+if hasattr(os, "geteuid") and os.geteuid() != 0:
+    config.available_features.add("non-root")  # permissions bind (a read-only tree)
+config.environment.pop("KVLINT_CACHE_DIR", None)
 
 prelude = os.path.join(root, "checker", "prelude")
 cuda_flags = ("-x cuda --cuda-device-only -nocudainc -nocudalib --cuda-gpu-arch=sm_90 "

@@ -11,7 +11,8 @@
 # Targets: triton (lowerTritonSource and the rules), clang (lowerClangFile on
 # small CUDA snippets, and the rules), driver (runDriver in-process on a small
 # tree of files and configs the input names), config (.clang-tidy/.kvlint.yaml
-# reader), baseline (baseline and unified-diff readers). Seeds: the committed
+# reader), baseline (baseline and unified-diff readers), cache (the cache's
+# pack, summary and result readers). Seeds: the committed
 # tools/fuzz/corpus/<target>/, test/triton for the Triton frontend, and the
 # hostile shapes tools/fuzz/seeds.py writes (deep nesting, long chains, long
 # names, odd encodings, option-like file names). Dictionaries: tools/fuzz/*.dict.
@@ -19,7 +20,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${FUZZ_SECONDS:-60}
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(triton clang driver config baseline)
+[ ${#targets[@]} -gt 0 ] || targets=(triton clang driver config baseline cache)
 
 # libFuzzer and the sanitizer runtimes ship in libclang-rt-19-dev.
 if ! dpkg-query -W -f='${Status}' libclang-rt-19-dev 2>/dev/null | grep -q "ok installed"; then

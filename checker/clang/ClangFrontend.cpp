@@ -98,6 +98,7 @@ public:
     if (hidden(P))
       return std::make_error_code(std::errc::no_such_file_or_directory);
     auto S = ProxyFileSystem::status(P);
+    record(P, S);
     if (S && refused(P, *S))
       return std::make_error_code(std::errc::no_such_file_or_directory);
     return S;
@@ -107,12 +108,17 @@ public:
       return std::make_error_code(std::errc::no_such_file_or_directory);
     // Opening a FIFO would block: look before opening.
     auto S = ProxyFileSystem::status(P);
+    record(P, S);
     if (S && refused(P, *S))
       return std::make_error_code(std::errc::no_such_file_or_directory);
     return ProxyFileSystem::openFileForRead(P);
   }
   /// Includes that were refused, with why (for the file's notes).
   std::set<std::string> Refused;
+  /// What the parse looked at on the real file system, absolute: files
+  /// (anything not a directory) found, and paths looked for and not found
+  /// (LoweredFile::Read, Absent: the scan's cache keys on them).
+  std::set<std::string> Read, Absent;
 
 private:
   /// A scanned tree is hostile (DESIGN.md §8): an `#include` of a FIFO, a
@@ -134,6 +140,16 @@ private:
     return false;
   }
   static constexpr uint64_t MaxIncludeBytes = uint64_t(64) << 20;
+
+  void record(const llvm::Twine &P, const llvm::ErrorOr<llvm::vfs::Status> &S) {
+    if (S && S->getType() == llvm::sys::fs::file_type::directory_file)
+      return;
+    llvm::SmallString<256> A;
+    P.toVector(A);
+    if (makeAbsolute(A))
+      return;
+    (S ? Read : Absent).insert(std::string(A));
+  }
 
 public:
 
@@ -384,7 +400,7 @@ LoweredFile lowerClangFile(const ClangInput &In) {
   unsigned Errors = 0;
   std::string FirstError;
   bool AnyRan = false;
-  std::set<std::string> Refused;
+  std::set<std::string> Refused, Read, Absent;
   // The in-memory copy needs an absolute path; relative names the driver
   // resolves against the working directory, as the real file system does.
   std::string MainPath;
@@ -430,6 +446,8 @@ LoweredFile lowerClangFile(const ClangInput &In) {
     Inv.setDiagnosticConsumer(&Diags);
     bool Ok = Inv.run();
     Refused.insert(Hide->Refused.begin(), Hide->Refused.end());
+    Read.insert(Hide->Read.begin(), Hide->Read.end());
+    Absent.insert(Hide->Absent.begin(), Hide->Absent.end());
     AnyRan |= Ok || !Fns.empty();
     Errors += Diags.Errors;
     if (FirstError.empty())
@@ -459,6 +477,8 @@ LoweredFile lowerClangFile(const ClangInput &In) {
   if (Errors)
     Result.Notes.push_back(std::to_string(Errors) + " parse error(s) recovered from; first: " +
                            FirstError);
+  Result.Read.assign(Read.begin(), Read.end());
+  Result.Absent.assign(Absent.begin(), Absent.end());
   Result.Failed = !AnyRan;
   return Result;
 }

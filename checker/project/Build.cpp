@@ -11,6 +11,9 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -22,6 +25,26 @@ namespace kvlint {
 namespace project {
 
 namespace {
+
+/// KVLINT_TIMING=1: the phases' wall times on stderr.
+class Timing {
+public:
+  explicit Timing(const char *What)
+      : What(What), On(std::getenv("KVLINT_TIMING") != nullptr), Last(Clock::now()) {}
+  void operator()(const char *Phase) {
+    auto T = Clock::now();
+    if (On)
+      std::fprintf(stderr, "kvlint: timing: %s: %s %.3f s\n", What, Phase,
+                   std::chrono::duration<double>(T - Last).count());
+    Last = T;
+  }
+
+private:
+  using Clock = std::chrono::steady_clock;
+  const char *What;
+  bool On;
+  Clock::time_point Last;
+};
 
 std::string canonical(const std::string &P) {
   std::error_code EC;
@@ -111,9 +134,19 @@ std::vector<std::string> pythonFiles(const std::string &Root) {
   return Out;
 }
 
+/// FNV-1a of a file's bytes, when no store hashes them.
+static std::string contentKey(const std::string &Src) {
+  uint64_t H = 0xcbf29ce484222325ull;
+  for (unsigned char C : Src)
+    H = (H ^ C) * 0x100000001b3ull;
+  return std::to_string(Src.size()) + ":" + std::to_string(H);
+}
+
 void buildProject(const ProjectConfig &C, unsigned Jobs, const Summariser &Summarise,
-                  ProjectModel &Out) {
+                  ProjectModel &Out, const SummaryStore *Store) {
+  Timing T("project");
   std::vector<std::string> Paths = pythonFiles(C.Root);
+  T("walk");
   std::vector<FileSummary> Sums(Paths.size());
   if (!Jobs)
     Jobs = std::max(1u, std::thread::hardware_concurrency());
@@ -125,8 +158,15 @@ void buildProject(const ProjectConfig &C, unsigned Jobs, const Summariser &Summa
       std::ostringstream SS;
       if (In)
         SS << In.rdbuf();
-      Sums[I] = Summarise(Paths[I], SS.str());
+      std::string Src = SS.str();
+      std::string Key = Store ? Store->Hash(Src) : "";
+      if (!Store || !Store->Load(Paths[I], Key, Sums[I])) {
+        Sums[I] = Summarise(Paths[I], Src);
+        if (Store)
+          Store->Store(Paths[I], Key, Sums[I]);
+      }
       Sums[I].Path = Paths[I];
+      Sums[I].ContentKey = Key.empty() ? contentKey(Src) : Key;
     }
   };
   std::vector<std::thread> Pool;
@@ -135,7 +175,9 @@ void buildProject(const ProjectConfig &C, unsigned Jobs, const Summariser &Summa
   Worker();
   for (auto &T : Pool)
     T.join();
+  T("summaries");
   Out.build(std::move(Sums), C);
+  T("link and reach");
 }
 
 unsigned demoteUnreached(const ProjectModel &M, const std::string &Path, const Options &Opts,

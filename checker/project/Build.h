@@ -34,10 +34,22 @@ std::vector<std::string> pythonFiles(const std::string &Root);
 
 using Summariser = std::function<FileSummary(const std::string &Path, const std::string &Src)>;
 
+/// Where summaries are kept across scans (the scan's cache,
+/// tools/kvlint/Cache.h). Hash gives the key of a file's bytes; Load fills
+/// the summary stored for (Path, key), false when there is none; Store keeps
+/// a fresh one. Load and Store are called from several threads at once.
+struct SummaryStore {
+  std::function<std::string(const std::string &Src)> Hash;
+  std::function<bool(const std::string &Path, const std::string &Key, FileSummary &S)> Load;
+  std::function<void(const std::string &Path, const std::string &Key, const FileSummary &S)>
+      Store;
+};
+
 /// Summarises every Python file below C.Root with Summarise on Jobs threads
-/// and builds Out from them.
+/// (or takes its summary from Store, when given and it has one for the
+/// file's bytes) and builds Out from them.
 void buildProject(const ProjectConfig &C, unsigned Jobs, const Summariser &Summarise,
-                  ProjectModel &Out);
+                  ProjectModel &Out, const SummaryStore *Store = nullptr);
 
 /// The post-pass over one file's findings: a finding in a definition of
 /// Path that no root reaches is kept only where its rule runs at the latent

@@ -14,7 +14,9 @@
 //              frontend reads the launch facts there);
 //   Build.cpp  the walk of the project root and the summaries, in parallel;
 //   Demote.cpp the post-pass that moves findings in unreached kernels to
-//              the latent level, with the reason as a note.
+//              the latent level, with the reason as a note;
+//   Digest.cpp factsDigest: the hash of the cross-file facts one file's
+//              analysis reads, for the scan's cache.
 //
 // The roots (docs/architecture.md, "Reachability", says why each):
 //   * the `__init__` of every top-level package, and what each `__init__`
@@ -112,6 +114,22 @@ public:
   };
   std::vector<ForeignLaunch> foreignLaunches(const std::string &Path,
                                              const std::string &Kernel) const;
+
+  /// A hash of every cross-file fact the analysis of the file at Path can
+  /// consume (Digest.cpp): for each of its definitions the reach() and
+  /// profile() verdicts, with their reasons, and every importedJit() answer
+  /// for its names. The scan's cache (tools/kvlint/Cache.h) reuses the
+  /// file's findings only while this is unchanged.
+  ///
+  /// EVERY NEW CROSS-FILE FACT that an analysis of one file reads (a method
+  /// added here, a field the frontends query) MUST be added to factsDigest,
+  /// or a warm scan reports what a cold scan would not. Digest.cpp marks
+  /// where the foreign launch facts go. The driver keeps each file's digest
+  /// under the digest of the model's inputs (tools/kvlint/Driver.cpp,
+  /// ProjectInputs: every Python file's path and bytes, and ProjectConfig):
+  /// a new kind of input to build() (C++ files, a config field) MUST be
+  /// added there too.
+  std::string factsDigest(const std::string &Path) const;
 
   struct Stats {
     size_t Files = 0, Defs = 0, Kernels = 0, KernelsReached = 0, KernelsOnlyTests = 0;

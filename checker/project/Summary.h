@@ -102,6 +102,11 @@ struct FileSummary {
   bool HasAll = false;  ///< `__all__ = [...]` with literal strings
   std::vector<std::string> All;
   bool Parsed = false; ///< false: unreadable; nothing above is known
+  /// A hash of the file's bytes, set by the walk that read it (Build.cpp),
+  /// not serialised: what a fact read from the file's source itself (a
+  /// kernel's launch sites there, checker/triton/ForeignLaunches.cpp)
+  /// depends on, for ProjectModel::factsDigest.
+  std::string ContentKey;
 };
 
 } // namespace project

@@ -614,4 +614,19 @@ size_t TreeDtypes::knownNames() const {
   return N;
 }
 
+std::string TreeDtypes::digest() const {
+  std::string D;
+  for (const auto &[K, E] : Names)
+    if (E.State == 2 && E.Resolved.Ty.known()) {
+      const IntTy &T = E.Resolved.Ty;
+      D += std::to_string(K.size()) + ":" + K + "=" + std::to_string(T.Bits) +
+           (T.Signed ? "s" : "u") + (T.Pointer ? "p" : "") + (T.Bool ? "b" : "") +
+           (T.Float ? "f" : "") + "\n";
+    }
+  for (const NamedFact &F : PadFacts)
+    D += "pad " + std::to_string(F.Name.size()) + ":" + F.Name + std::to_string(F.Why.size()) +
+         ":" + F.Why + "\n";
+  return D;
+}
+
 } // namespace kvlint

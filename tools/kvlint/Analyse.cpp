@@ -90,6 +90,8 @@ FileResult analyseFile(const std::string &Path, const AnalyseInput &In) {
                    Src.find("__HIP_DEVICE_COMPILE__") != std::string::npos);
     LF = lowerClangFile(CI);
   }
+  R.Read = std::move(LF.Read);
+  R.Absent = std::move(LF.Absent);
   for (const std::string &N : LF.Notes)
     R.Notes.push_back({Path, N, false});
   // Nothing silent: name what the parser could not read. A function with a

@@ -28,6 +28,9 @@ struct FileResult {
   /// itself, and the headers its fixes edit): --fix refuses a file whose
   /// bytes changed since.
   std::map<std::string, std::string> Hashes;
+  /// What the analysis read besides the file itself (LoweredFile::Read,
+  /// Absent): the scan's cache (Cache.h) keys the result on them.
+  std::vector<std::string> Read, Absent;
   unsigned Functions = 0;
   unsigned Unreached = 0; ///< findings dropped: in kernels no root of the project reaches
   bool Analysed = false;

@@ -220,6 +220,29 @@ const std::vector<Flag> &flags() {
          C.ProjectRoot = V;
          return "";
        }},
+      {{"--cache-dir"}, "DIR",
+       "the cache folder (default: .kvlint_cache at the project root, or\n"
+       "KVLINT_CACHE_DIR; none for a scan of files); see docs/cli.md, \"Cache\"",
+       [](CliOptions &C, const std::string &V) -> std::string {
+         if (V.empty())
+           return "--cache-dir wants a folder";
+         C.CacheDir = V;
+         return "";
+       }},
+      {{"--no-cache"}, "",
+       "neither read nor write the cache: analyse every file (also\n"
+       "KVLINT_NO_CACHE=1)",
+       [](CliOptions &C, const std::string &) -> std::string {
+         C.NoCache = true;
+         return "";
+       }},
+      {{"--clean-cache"}, "",
+       "remove the cache folder (after checking its CACHEDIR.TAG) and stop;\n"
+       "also `kvlint cache clean [DIR]`",
+       [](CliOptions &C, const std::string &) -> std::string {
+         C.CleanCache = true;
+         return "";
+       }},
       {{"--per-site"}, "",
        "report every offset apart; by default the offsets of one function that\n"
        "the same value makes wrap (KV001: widen 'bos') are one finding, the\n"

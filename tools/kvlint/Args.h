@@ -46,6 +46,9 @@ struct CliOptions {
   bool UnsafeFixes = false;      ///< --fix also applies fix-its marked unsafe
   bool FailOnError = false;      ///< exit 2 when a file could not be analysed
   bool NoIsolation = false;      ///< analyse on threads, not worker processes
+  bool NoCache = false;          ///< --no-cache: neither read nor write the cache
+  bool CleanCache = false;       ///< --clean-cache: remove the cache folder and stop
+  std::string CacheDir;          ///< --cache-dir DIR (default: <project root>/.kvlint_cache)
   unsigned FileTimeout = 120;    ///< seconds one file's analysis may take
   unsigned FileMemory = 4096;    ///< MiB one file's analysis may use
 };

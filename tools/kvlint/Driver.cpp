@@ -12,6 +12,7 @@
 #include "Analyse.h"
 #include "Args.h"
 #include "Baseline.h"
+#include "Cache.h"
 #include "CompileDb.h"
 #include "Config.h"
 #include "Diff.h"
@@ -31,6 +32,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -120,7 +123,11 @@ bool loadDiff(const CliOptions &C, ChangedLines &Out) {
 
 #ifdef KVLINT_HAVE_TRITON
 /// Reads every Python file of Files into Tree (the dtypes each name of a
-/// tensor is made as), in parallel, and resolves it.
+/// tensor is made as), in parallel, and resolves it. Each file is read into
+/// a part of its own and the parts are merged in the files' order, so that
+/// Tree is the same whichever thread read which file (the first pad a name
+/// is seen with is kept: its note, and the cache's key, must not depend on
+/// the schedule).
 void buildTreeDtypes(const std::vector<std::string> &Files, unsigned Jobs, TreeDtypes &Tree) {
   std::vector<const std::string *> Py;
   for (const std::string &F : Files)
@@ -129,13 +136,13 @@ void buildTreeDtypes(const std::vector<std::string> &Files, unsigned Jobs, TreeD
   if (!Jobs)
     Jobs = std::max(1u, std::thread::hardware_concurrency());
   Jobs = std::min<unsigned>(Jobs, std::max<size_t>(1, Py.size()));
-  std::vector<TreeDtypes> Parts(Jobs);
+  std::vector<TreeDtypes> Parts(Py.size());
   std::atomic<size_t> Next{0};
-  auto Worker = [&](unsigned J) {
+  auto Worker = [&](unsigned) {
     for (size_t I; (I = Next++) < Py.size();) {
       std::string Text, Err;
       if (readRegularFile(*Py[I], Text, Err, size_t(64) << 20))
-        Parts[J].addFile(Text);
+        Parts[I].addFile(Text);
     }
   };
   std::vector<std::thread> Pool;
@@ -171,6 +178,94 @@ void dedupeByIdentity(std::vector<std::string> &Files, std::vector<FileNote> &No
   Files.swap(Kept);
 }
 
+/// The cache folder a scan uses, or "" for none (docs/cli.md, "Cache"):
+/// --no-cache, then --cache-dir, KVLINT_NO_CACHE, KVLINT_CACHE_DIR, then
+/// .kvlint_cache at the project root when a directory is scanned (or
+/// --project-root is given). A scan of files alone writes nothing.
+std::string cacheFolder(const CliOptions &C) {
+  if (C.NoCache)
+    return "";
+  if (!C.CacheDir.empty())
+    return C.CacheDir;
+  if (const char *No = std::getenv("KVLINT_NO_CACHE"); No && *No && std::string(No) != "0")
+    return "";
+  if (const char *D = std::getenv("KVLINT_CACHE_DIR"); D && *D)
+    return D;
+  bool AnyDir = !C.ProjectRoot.empty();
+  for (const std::string &In : C.Inputs) {
+    std::error_code EC;
+    AnyDir |= fs::is_directory(In, EC);
+  }
+  std::string Root = AnyDir ? project::projectRoot(C.ProjectRoot, C.Inputs) : "";
+  return Root.empty() ? "" : Root + "/.kvlint_cache";
+}
+
+/// --clean-cache: the folder a scan of the same inputs would use (the
+/// current directory's project when none is given).
+int cleanCacheFor(CliOptions C) {
+  std::string Dir = C.CacheDir;
+  if (const char *D = std::getenv("KVLINT_CACHE_DIR"); Dir.empty() && D && *D)
+    Dir = D;
+  if (Dir.empty()) {
+    if (C.Inputs.empty())
+      C.Inputs.push_back(".");
+    std::string Root = project::projectRoot(C.ProjectRoot, C.Inputs);
+    if (Root.empty()) {
+      std::cerr << "kvlint: error: --clean-cache: no project (give a directory or --cache-dir)\n";
+      return 2;
+    }
+    Dir = Root + "/.kvlint_cache";
+  }
+  return cleanCache(Dir, std::cout, std::cerr);
+}
+
+/// KVLINT_TIMING=1: each phase's wall time on stderr.
+class PhaseTimer {
+public:
+  PhaseTimer() : On(std::getenv("KVLINT_TIMING") != nullptr), Last(Clock::now()) {}
+  void operator()(const char *Phase) {
+    auto T = Clock::now();
+    if (On)
+      std::cerr << "kvlint: timing: " << Phase << " "
+                << std::chrono::duration<double>(T - Last).count() << " s\n";
+    Last = T;
+  }
+
+private:
+  using Clock = std::chrono::steady_clock;
+  bool On;
+  Clock::time_point Last;
+};
+
+/// The key of one file's cached result (Cache.h): everything the per-file
+/// analysis reads besides the files its parse opens, which the entry lists
+/// and checks one by one.
+std::string resultKey(const std::string &F, const std::string &Hash, const EffectiveConfig &Cfg,
+                      const CliOptions &C, const DbFlags &Db, const std::string &Facts,
+                      const std::string &TreeDigest) {
+  std::string K = "kvlint-result-1\npath " + F + "\n";
+  if (!fs::path(F).is_absolute()) { // findings name the file as it was spelled
+    std::error_code EC;
+    K += "cwd " + fs::current_path(EC).string() + "\n";
+  }
+  K += "content " + Hash + "\nconfig " + Cfg.key() + "\ndb";
+  if (const std::vector<std::string> *Flags = Db.find(F))
+    for (const std::string &A : *Flags)
+      K += " " + std::to_string(A.size()) + ":" + A;
+  K += "\nextra";
+  for (const std::string &A : C.Extra)
+    K += " " + std::to_string(A.size()) + ":" + A;
+  // The clang driver reads include directories from the environment too.
+  for (const char *V : {"CPATH", "C_INCLUDE_PATH", "CPLUS_INCLUDE_PATH"})
+    if (const char *E = std::getenv(V))
+      K += std::string("\nenv ") + V + "=" + E;
+  K += "\ndump-ir " + std::to_string(C.DumpIR) + "\ndefer-suppressions " +
+       std::to_string(deferSuppressions()) + "\nfacts " + Facts + "\n";
+  if (endsWith(F, ".py"))
+    K += "tree " + TreeDigest + "\n";
+  return fastHash(K);
+}
+
 int run(const std::vector<std::string> &Args);
 
 } // namespace
@@ -194,9 +289,18 @@ int run(const std::vector<std::string> &Args) {
   if (!Args.empty() && Args[0] == "rule") // kvlint rule KV001
     return showRule({Args.begin() + 1, Args.end()}, std::cout, std::cerr);
   CliOptions C;
-  int Early = parseArgs(Args, C, std::cout, std::cerr);
+  int Early = -1;
+  if (Args.size() >= 2 && Args[0] == "cache" && Args[1] == "clean") { // kvlint cache clean [DIR]
+    std::vector<std::string> Rest(Args.begin() + 2, Args.end());
+    Rest.insert(Rest.begin(), "--clean-cache");
+    Early = parseArgs(Rest, C, std::cout, std::cerr);
+  } else {
+    Early = parseArgs(Args, C, std::cout, std::cerr);
+  }
   if (Early >= 0)
     return Early;
+  if (C.CleanCache)
+    return cleanCacheFor(C);
   if (C.ListRules) {
     listRules(std::cout);
     return 0;
@@ -227,6 +331,20 @@ int run(const std::vector<std::string> &Args) {
   // every use.
   setDeferSuppressions(C.ReportUnusedSuppressions);
 
+  PhaseTimer Timer;
+  // The cache (Cache.h): opened before anything is read from it; a folder
+  // that cannot be used costs one note, never the scan.
+  ScanCache Cache;
+  bool CacheNoted = false;
+  if (std::string Dir = cacheFolder(C); !Dir.empty()) {
+    std::string Why;
+    if (!Cache.open(Dir, Why)) {
+      std::cerr << "kvlint: note: cache off: " << Why << "\n";
+      CacheNoted = true;
+    }
+  }
+  Timer("cache open");
+
   std::vector<std::string> Found;
   std::vector<FileNote> Notes;
   WalkSkips Walk;
@@ -237,23 +355,82 @@ int run(const std::vector<std::string> &Args) {
   // One real file is analysed (and fixed) once, however many names reach it:
   // `r.cu ./r.cu`, a directory and a path inside it, a symlink beside it.
   dedupeByIdentity(Found, Notes);
+  Timer("walk");
+  // With the cache, each file's bytes are hashed once, here: the keys of
+  // its result, and of the scan-wide facts below.
+  std::map<std::string, std::string> FoundHash;
+  if (Cache.enabled()) {
+    std::vector<std::string> H = hashFiles(Found, C.Jobs);
+    for (size_t I = 0; I < Found.size(); ++I)
+      FoundHash[Found[I]] = H[I];
+  }
+  Timer("hash");
   // The table dtypes the scan's Python files allocate, read from every file
-  // found (before sharding, so that each shard sees the same facts).
+  // found (before sharding, so that each shard sees the same facts). With
+  // the cache they are read only when a Python file's result must be
+  // computed, or their digest (a key of every Python result) is not known
+  // for these files' bytes.
   TreeDtypes Tree;
+  std::string TreeDigest;
+  bool TreeBuilt = false;
+  auto EnsureTree = [&] {
+    if (TreeBuilt)
+      return;
+    TreeBuilt = true;
 #ifdef KVLINT_HAVE_TRITON
-  buildTreeDtypes(Found, C.Jobs, Tree);
+    buildTreeDtypes(Found, C.Jobs, Tree);
+    TreeDigest = fastHash(Tree.digest());
 #endif
+  };
+  std::string TreeInputs;
+  if (Cache.enabled()) {
+    std::string In = buildId() + "\n";
+    for (const std::string &F : Found)
+      if (F.size() > 3 && endsWith(F, ".py"))
+        In += FoundHash[F] + "\n";
+    TreeInputs = fastHash(In);
+    std::vector<std::string> M;
+    if (Cache.loadMeta("\1tree", M) && M.size() == 2 && M[0] == TreeInputs)
+      TreeDigest = M[1];
+  }
+  if (TreeDigest.empty())
+    EnsureTree();
+  Timer("tree dtypes");
   const size_t FoundInAllShards = Found.size();
   // The project model: every Python file of the project (not only the
   // scanned ones), linked, with what its roots reach (checker/project/).
+  // With the cache it is built only when a result must be computed, or a
+  // scanned file's facts digest is not known for the project's bytes.
   project::ProjectModel Project;
+  bool ModelBuilt = false;
+  std::string ProjectInputs;
+  std::map<std::string, std::string> KnownFacts; ///< canonical path -> factsDigest
+  std::string Root;
+  project::ProjectConfig PC;
 #ifdef KVLINT_HAVE_TRITON
   bool AnyPy = std::any_of(Found.begin(), Found.end(),
                            [](const std::string &F) { return endsWith(F, ".py"); });
-  if (std::string Root = AnyPy ? project::projectRoot(C.ProjectRoot, C.Inputs) : "";
-      !Root.empty()) {
-    project::buildProject({Root, C.IncludeTests || project::inputsInTests(Root, C.Inputs)},
-                          C.Jobs, summarisePython, Project);
+  Root = AnyPy ? project::projectRoot(C.ProjectRoot, C.Inputs) : "";
+  PC.Root = Root;
+  PC.IncludeTests = !Root.empty() && (C.IncludeTests || project::inputsInTests(Root, C.Inputs));
+#endif
+  auto EnsureModel = [&] {
+    if (ModelBuilt)
+      return;
+    ModelBuilt = true;
+    if (Root.empty())
+      return;
+#ifdef KVLINT_HAVE_TRITON
+    project::SummaryStore Store;
+    Store.Hash = [](const std::string &Src) { return fastHash(Src); };
+    Store.Load = [&](const std::string &P, const std::string &K, project::FileSummary &S) {
+      return Cache.loadSummary(P, K, S);
+    };
+    Store.Store = [&](const std::string &P, const std::string &K, const project::FileSummary &S) {
+      Cache.storeSummary(P, K, S);
+    };
+    project::buildProject(PC, C.Jobs, summarisePython, Project,
+                          Cache.enabled() ? &Store : nullptr);
     project::ProjectModel::Stats S = Project.stats();
     if (C.Verbose)
       Notes.push_back({Root, "project model: " + std::to_string(S.Files) + " Python file(s), " +
@@ -261,8 +438,28 @@ int run(const std::vector<std::string> &Args) {
                                std::to_string(S.Kernels) + " kernel(s) reached (" +
                                std::to_string(S.KernelsOnlyTests) + " only from tests)",
                      false});
-  }
 #endif
+  };
+  if (Cache.enabled() && !C.Verbose) {
+    // The digest of everything the model is built from: its configuration
+    // and every Python file of the project with its bytes.
+    std::string In = buildId() + "\nroot " + Root + "\ntests " + std::to_string(PC.IncludeTests) +
+                     "\napi " + std::to_string(PC.PublicModulesAreApi) + "\n";
+    if (!Root.empty()) {
+      std::vector<std::string> Py = project::pythonFiles(Root);
+      std::vector<std::string> H = hashFiles(Py, C.Jobs);
+      for (size_t I = 0; I < Py.size(); ++I)
+        In += Py[I] + "\n" + H[I] + "\n";
+    }
+    ProjectInputs = fastHash(In);
+    std::vector<std::string> M;
+    if (Cache.loadMeta("\1facts", M) && M.size() % 2 == 1 && M[0] == ProjectInputs)
+      for (size_t I = 1; I + 1 < M.size(); I += 2)
+        KnownFacts[M[I]] = M[I + 1];
+  } else {
+    EnsureModel();
+  }
+  Timer("project model");
   bool WholeTree = !C.Diff.empty();
   for (const std::string &In : C.Inputs) {
     std::error_code EC;
@@ -368,7 +565,73 @@ int run(const std::vector<std::string> &Args) {
   // are part of the scan (every shard's files, not only this one's).
   const std::set<std::string> &Scanned = Sel.Scanned;
 
+  Timer("project model, configuration");
+  // Files whose result the cache holds, for the same inputs, are not
+  // analysed again; the others are, and their results are kept.
   std::vector<FileResult> Results(Files.size());
+  std::vector<size_t> Miss;
+  std::vector<std::string> Keys(Files.size()), Shas(Files.size());
+  std::vector<char> Hit(Files.size());
+  unsigned Cached = 0;
+  // A file's facts digest: known for these project bytes, else from the
+  // model (built now). Kept for the next scan.
+  std::vector<std::pair<std::string, std::string>> FactsOut;
+  auto FactsOf = [&](const std::string &F) {
+    std::string P = project::canonicalPath(F);
+    auto It = KnownFacts.find(P);
+    std::string D;
+    if (It != KnownFacts.end()) {
+      D = It->second;
+    } else {
+      EnsureModel();
+      D = Project.factsDigest(P);
+    }
+    FactsOut.push_back({P, D});
+    return D;
+  };
+  for (size_t I = 0; I < Files.size(); ++I) {
+    if (!Cache.enabled())
+      break;
+    auto H = FoundHash.find(Files[I]);
+    std::string Hash = H != FoundHash.end() ? H->second : hashFiles({Files[I]}, 1)[0];
+    if (Hash.empty())
+      continue; // unreadable: analysed (it fails) and never kept
+    Keys[I] = resultKey(Files[I], Hash, *Configs[I], C, Db, FactsOf(Files[I]), TreeDigest);
+    if (Cache.loadResult(Files[I], Keys[I], Scanned, Results[I])) {
+      ++Cached;
+      Hit[I] = 1;
+      Keys[I].clear();
+      continue;
+    }
+    // The bytes the key was made from, as the worker's FileResult::Hashes
+    // will give them (checked before the result is kept).
+    std::string Src, Err;
+    if (readRegularFile(Files[I], Src, Err, size_t(64) << 20) && fastHash(Src) == Hash)
+      Shas[I] = contentHash(Src);
+    else
+      Keys[I].clear();
+  }
+  for (size_t I = 0; I < Files.size(); ++I)
+    if (!Hit[I])
+      Miss.push_back(I);
+  if (!Miss.empty()) {
+    EnsureTree();
+    EnsureModel();
+  }
+  if (Cache.enabled()) {
+    std::vector<std::string> M = {TreeInputs, TreeDigest};
+    Cache.storeMeta("\1tree", M);
+    if (!ProjectInputs.empty()) {
+      M = {ProjectInputs};
+      for (const auto &[P, D] : FactsOut)
+        KnownFacts[P] = D;
+      for (const auto &[P, D] : KnownFacts)
+        M.push_back(P), M.push_back(D);
+      Cache.storeMeta("\1facts", M);
+    }
+  }
+  Timer("cache lookup");
+  std::vector<FileResult> Fresh(Miss.size());
   PoolLimits Limits;
   // At most one worker per hardware thread: the analysis is CPU-bound, and
   // -j 100000 must not start 100000 processes.
@@ -377,9 +640,11 @@ int run(const std::vector<std::string> &Args) {
   Limits.TimeoutSeconds = C.FileTimeout;
   Limits.MemoryMiB = C.FileMemory;
   Limits.Isolate = !C.NoIsolation;
-  runPool(
-      Results,
-      [&](size_t I) {
+  if (!Miss.empty())
+    runPool(
+      Fresh,
+      [&](size_t J) {
+        size_t I = Miss[J];
         AnalyseInput AI;
         AI.Opts = &Configs[I]->Opts;
         AI.Rules = FileRules[I];
@@ -391,7 +656,20 @@ int run(const std::vector<std::string> &Args) {
         AI.DumpIR = C.DumpIR;
         return analyseFile(Files[I], AI);
       },
-      [&](size_t I) { return Files[I]; }, Limits);
+      [&](size_t J) { return Files[Miss[J]]; }, Limits);
+  Timer("analysis");
+  for (size_t J = 0; J < Miss.size(); ++J) {
+    size_t I = Miss[J];
+    // Kept only when whole and computed from the bytes the key was: not a
+    // worker that failed or timed out, not a file edited meanwhile.
+    auto H = Fresh[J].Hashes.find(Files[I]);
+    if (!Keys[I].empty() && !Fresh[J].Failed && H != Fresh[J].Hashes.end() && H->second == Shas[I])
+      Cache.storeResult(Files[I], Keys[I], Scanned, Fresh[J]);
+    Results[I] = std::move(Fresh[J]);
+  }
+  if (std::string Why; !Cache.save(Why) && !CacheNoted)
+    std::cerr << "kvlint: note: cache not saved: " << Why << "\n";
+  Timer("cache save");
 
   ScanOutcome Out;
   Out.Notes = std::move(Notes);
@@ -422,7 +700,10 @@ int run(const std::vector<std::string> &Args) {
   Out.ReportOnly = Sel.ReportOnly;
   Out.Scanned = std::move(Scanned);
   Out.FoundAnywhere = FoundInAllShards;
-  return reportScan(C, Out, Known, Changed);
+  Out.Cached = Cached;
+  int Rc = reportScan(C, Out, Known, Changed);
+  Timer("report");
+  return Rc;
 }
 
 } // namespace

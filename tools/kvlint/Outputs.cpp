@@ -354,8 +354,11 @@ int reportScan(const CliOptions &C, ScanOutcome &S, const BaselineState &B,
               << "errors; run with -v to see them\n";
   if (S.WholeTree || Sum.FilesFailed || Sum.FilesPartial) {
     std::cerr << "kvlint: " << Sum.FilesAnalysed << " file(s) analysed";
-    if (Sum.FilesPartial)
-      std::cerr << " (" << Sum.FilesPartial << " partly)";
+    if (Sum.FilesPartial || S.Cached)
+      std::cerr << " ("
+                << (Sum.FilesPartial ? std::to_string(Sum.FilesPartial) + " partly" : "")
+                << (Sum.FilesPartial && S.Cached ? ", " : "")
+                << (S.Cached ? std::to_string(S.Cached) + " from the cache" : "") << ")";
     std::cerr << ", " << S.Skipped + S.Walk.GeneratedFiles + S.Walk.TestFiles + S.Walk.SpecialFiles
               << " skipped, " << Sum.FilesFailed << " failed\n";
     if (S.Walk.SpecialFiles)

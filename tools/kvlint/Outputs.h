@@ -43,6 +43,8 @@ struct ScanOutcome {
   size_t FoundAnywhere = 0;
   /// Findings dropped at the default level: in kernels no root reaches.
   unsigned Unreached = 0;
+  /// Files whose result came from the cache (Cache.h), not analysed again.
+  unsigned Cached = 0;
 };
 
 /// The baseline in force: --baseline, else the Baseline key of the first

@@ -162,6 +162,11 @@ std::string encodeResult(const FileResult &R) {
   W.u32(uint32_t(R.Hashes.size()));
   for (const auto &[File, Hash] : R.Hashes)
     W.s(File), W.s(Hash);
+  for (const std::vector<std::string> *Ps : {&R.Read, &R.Absent}) {
+    W.u32(uint32_t(Ps->size()));
+    for (const std::string &P : *Ps)
+      W.s(P);
+  }
   W.u32(R.Functions);
   W.u32(R.Unreached);
   W.b(R.Analysed), W.b(R.Skipped), W.b(R.Failed), W.b(R.Partial);
@@ -187,6 +192,11 @@ bool decodeResult(const std::string &Bytes, FileResult &R) {
   for (uint32_t I = 0; I < NH && In.Ok; ++I) {
     std::string File = In.s();
     R.Hashes[File] = In.s();
+  }
+  for (std::vector<std::string> *Ps : {&R.Read, &R.Absent}) {
+    Ps->resize(In.count(4));
+    for (std::string &P : *Ps)
+      P = In.s();
   }
   R.Functions = In.u32();
   R.Unreached = In.u32();

@@ -36,6 +36,11 @@ struct LoweredFile {
     std::string Why;
   };
   std::vector<Gap> Gaps;
+  /// The files besides the main one that the parse read or looked at on the
+  /// real file system (headers, `__has_include`), and the paths it looked
+  /// for and did not find (include directories searched): absolute, sorted.
+  /// The scan's cache re-analyses the file when one of them changes.
+  std::vector<std::string> Read, Absent;
 };
 
 /// The integer element types the Python files of one scan give tensors,
@@ -54,6 +59,9 @@ public:
   /// The integer type every tensor named Name is made as; unknown if none.
   IntTy dtypeOf(const std::string &Name) const;
   size_t knownNames() const;
+  /// Everything dtypeOf and padWritten answer, as one string (for the scan's
+  /// cache: a Python file's findings depend on it); valid after finish().
+  std::string digest() const;
   /// Names the tree's Python writes a negative pad into (`x.fill_(-1)`,
   /// `torch.full(..., PAD_SLOT_ID)`, `x[i] = -1`), keyed as
   /// ProjectFacts::norm keys them; valid after finish().
