@@ -80,6 +80,14 @@ void FnLowerer::bindParams(TSNode Def, const std::vector<Val> *Pos,
           N->Hint.Extent = X->second.first;
           N->Hint.Source = X->second.second;
         }
+        // the launcher's overflow check: the 32-bit code is the flag's false
+        // side (a flag this lowering does not fix to true)
+        for (const auto &[Flag, G] : Launch->FlagGuards)
+          if (!(Fixed.count(Flag) && Fixed.at(Flag)) &&
+              std::count(G.first.begin(), G.first.end(), Name)) {
+            N->Hint.Extent = "2147483648";
+            N->Hint.Source = Flag + " is false only where " + G.second;
+          }
       } else if (N->K == Kind::Param || N->K == Kind::Symbolic) {
         auto H = Launch->Params.find(Name);
         if (H != Launch->Params.end()) N->Hint = H->second;

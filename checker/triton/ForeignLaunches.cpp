@@ -76,6 +76,14 @@ LaunchFacts join(const LaunchFacts &X, const LaunchFacts &Y) {
     if (It != Y.Extent.end() && It->second.first == E.first)
       J.Extent[P] = {E.first, E.second + ", " + It->second.second};
   }
+  for (const auto &[Flag, G] : X.FlagGuards) {
+    auto It = Y.FlagGuards.find(Flag);
+    if (It == Y.FlagGuards.end()) continue;
+    std::vector<std::string> Both;
+    for (const std::string &P : G.first)
+      if (std::count(It->second.first.begin(), It->second.first.end(), P)) Both.push_back(P);
+    if (!Both.empty()) J.FlagGuards[Flag] = {Both, G.second + "; " + It->second.second};
+  }
   for (unsigned Ax = 0; Ax < 3; ++Ax) {
     J.Axis[Ax] = joinHint(X.Axis[Ax], Y.Axis[Ax]);
     if (!J.Axis[Ax].any()) J.Axis[Ax] = ValueHint();

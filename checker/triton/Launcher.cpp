@@ -233,6 +233,10 @@ ArgFact Launcher::argFact(const Site &St, const KParam &P, size_t Index) {
   } else {
     return F; // autotuned, or a launch that does not run
   }
+  if (S && is(stripParens(A), "call") && overflowCheck(A, S, F.Checks, 0)) {
+    F.CheckText = M.text(stripParens(A));
+    return F;
+  }
   Rng R;
   if (!is(stripParens(A), "true") && !is(stripParens(A), "false") && constRange(A, S, R, 0)) {
     F.K = ArgFact::Const;
@@ -394,6 +398,28 @@ void Launcher::run() {
       bool SameExtent = !Fs[0].Extent.empty();
       for (const ArgFact &F : Fs) SameExtent &= F.Extent == Fs[0].Extent;
       if (SameExtent) LF.Extent[Ps[I].Name] = {Fs[0].Extent, Src};
+      // A flag every site passes as an overflow check of tensors: where it is
+      // false, every offset into the pointers those tensors are passed to
+      // fits 32 bits.
+      bool AllChecks = !Fs[0].Checks.empty();
+      for (const ArgFact &F : Fs) AllChecks &= !F.Checks.empty();
+      if (AllChecks) {
+        std::vector<std::string> Guarded;
+        for (size_t J = 0; J < Ps.size(); ++J) {
+          bool Every = true;
+          for (size_t K = 0; K < Ss.size() && Every; ++K) {
+            auto W = Ss[K].Kw.find(Ps[J].Name);
+            TSNode A = W != Ss[K].Kw.end() ? W->second
+                       : J < Ss[K].Pos.size() && Ss[K].Splat[J] < 0 ? Ss[K].Pos[J] : TSNode{};
+            Every = !ts_node_is_null(A) && is(stripParens(A), "identifier") &&
+                    std::count(Fs[K].Checks.begin(), Fs[K].Checks.end(), M.text(stripParens(A)));
+          }
+          if (Every) Guarded.push_back(Ps[J].Name);
+        }
+        if (!Guarded.empty())
+          LF.FlagGuards[Ps[I].Name] = {Guarded, "'" + Fs[0].CheckText +
+                                                    "' finds every offset below 2^31 (" + Src + ")"};
+      }
     }
     // Grids: every site's grid must be seen.
     SiteParams = &Ps;

@@ -55,6 +55,7 @@ inline std::string stringValue(const Module &M, TSNode S) {
 /// augmented assignments, unpacking of anything but a tuple or a shape).
 struct Scope {
   const Scope *Parent = nullptr;
+  TSNode Def{}; ///< the function definition it is the body of
   std::set<std::string> Params;
   std::map<std::string, std::vector<TSNode>> Binds;
   std::map<std::string, std::vector<TSNode>> Defs; // nested def name -> defs
@@ -121,6 +122,11 @@ struct ArgFact {
   /// A contiguous tensor the launcher shows the sizes of: their product
   /// ("M*N/128"), the most elements an in-bounds offset into it reaches.
   std::string Extent;
+  /// The value is an overflow check of these tensors (`should_upcast_indices(x,
+  /// w, y)`, overflowCheck): false only when every offset into each fits 32
+  /// bits.
+  std::vector<std::string> Checks;
+  std::string CheckText; ///< the call, for messages
 };
 
 class Launcher {
@@ -208,6 +214,9 @@ private:
   bool splatDicts(TSNode E, const Scope *S, std::vector<std::map<std::string, TSNode>> &Out);
   bool dictLiteral(TSNode D, std::map<std::string, TSNode> &Out);
   ArgFact argFact(const Site &St, const KParam &P, size_t Index);
+  bool overflowCheck(TSNode Call, const Scope *S, std::vector<std::string> &Tensors, unsigned D);
+  bool overflowTest(TSNode E, const Scope *Body, unsigned D);
+  bool int32Max(TSNode E, const Scope *S);
   int rankOf(TSNode Obj, const Scope *S);
   int splatWidth(TSNode E, const Scope *S);
   ArgFact splatFact(TSNode Splat, int I, const Scope *S);

@@ -301,6 +301,7 @@ void Launcher::indexScope(TSNode Def, const Scope *Parent, unsigned Depth) {
   Scopes.emplace_back();
   Scope &S = Scopes.back();
   S.Parent = Parent;
+  S.Def = Def;
   for (TSNode P : kids(field(Def, "parameters"))) {
     TSNode N = is(P, "identifier") ? P : field(P, "name");
     if (ts_node_is_null(N))

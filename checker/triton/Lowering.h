@@ -140,6 +140,11 @@ struct LaunchFacts {
   /// pointer parameter -> (the sizes of the contiguous tensor every site
   /// passes, "M*N/128"; where the sites are): ValueHint::Extent
   std::map<std::string, std::pair<std::string, std::string>> Extent;
+  /// constexpr flag -> (the pointer parameters every site passes tensors an
+  /// overflow check of theirs decides the flag by, `UPCAST_INDICES=
+  /// should_upcast_indices(x, w, y)`; where): in the flag's false
+  /// specialization every offset into them fits 32 bits.
+  std::map<std::string, std::pair<std::vector<std::string>, std::string>> FlagGuards;
   ValueHint Axis[3];                        ///< tl.program_id(axis) -> grid fact
   std::vector<CheckedProduct> Checked;      ///< products every site's asserts bound
 };

@@ -515,7 +515,8 @@ struct NarrowedIndexOverflow::Walk {
     if (Capped)
       Fd.Notes.push_back({CapBase->Range.valid() ? CapBase->Range : F.Range,
                           quote(CapBase) + " points to a tensor of at most " +
-                                       withCommas(Cap.Hi) + " elements, " + Cap.Why + " (" +
+                                       withCommas(Cap.Hi) + " elements" +
+                                       (Cap.Exact ? std::string() : ", " + Cap.Why) + " (" +
                                        CapBase->Hint.Source +
                                        "): an offset into it stays below 2^31 unless it is out "
                                        "of bounds"});
@@ -571,6 +572,41 @@ bool NarrowedIndexOverflow::namedOnChip(const Node *N) const {
   return false;
 }
 
+/// The pointer parameter an address starts from, through locals, casts,
+/// pointer arithmetic, branches (`if g is None: x += start * stride`) and the
+/// merges of a loop that advances it (`x_ptrs += BLOCK_K * stride_k`: every
+/// way into the merge that is not the loop's own step starts from the same
+/// parameter); null when none or several.
+static const Node *pointerParam(const Node *N, unsigned Depth = 0) {
+  std::vector<const Node *> Path;
+  for (unsigned I = 0; N && I < 64; ++I) {
+    if (N->K == Kind::Param)
+      return N->Ty.Pointer ? N : nullptr;
+    if (N->K == Kind::Phi || N->K == Kind::Select) {
+      if (Depth > 4)
+        return nullptr;
+      const Node *Root = nullptr;
+      for (size_t K = N->K == Kind::Select ? 1 : 0; K < N->Ops.size(); ++K) {
+        const Node *O = N->Ops[K];
+        // the loop's step comes back to this merge
+        const Node *X = O;
+        for (unsigned J = 0; X && X != N && J < 64; ++J)
+          X = addressStep(X);
+        if (X == N)
+          continue;
+        // (a parameter may be lowered once per branch: the same name and hint)
+        const Node *R = pointerParam(O, Depth + 1);
+        if (!R || (Root && (R->Name != Root->Name || R->Hint.Extent != Root->Hint.Extent)))
+          return nullptr;
+        Root = R;
+      }
+      return Root;
+    }
+    N = addressStep(N);
+  }
+  return nullptr;
+}
+
 void NarrowedIndexOverflow::run(const Function &F, std::vector<Finding> &Out) const {
   if (HasSafe && SafeRe.search(F.Name))
     return;
@@ -584,10 +620,15 @@ void NarrowedIndexOverflow::run(const Function &F, std::vector<Finding> &Out) co
   // below 2^31 (ValueHint::Extent) go last: a product they share with an
   // access into an uncapped tensor is reported at its level there.
   std::vector<const Access *> Order, Capped;
+  std::vector<const Node *> CapOf;
   for (const Access &A : F.Accesses) {
-    const Node *Base = addressBase(A.Addr);
-    bool Cap = Base && Base->K == Kind::Param && !Base->Hint.Extent.empty();
-    (Cap ? Capped : Order).push_back(&A);
+    const Node *P = pointerParam(A.Addr);
+    if (P && !P->Hint.Extent.empty()) {
+      Capped.push_back(&A);
+      CapOf.push_back(P);
+    } else {
+      Order.push_back(&A);
+    }
   }
   size_t FirstCapped = Order.size();
   Order.insert(Order.end(), Capped.begin(), Capped.end());
@@ -599,8 +640,8 @@ void NarrowedIndexOverflow::run(const Function &F, std::vector<Finding> &Out) co
     W.Cap = Bound();
     W.CapBase = nullptr;
     if (I >= FirstCapped) {
-      W.Cap = W.In.extentOf(Base);
-      W.CapBase = Base;
+      W.CapBase = CapOf[I - FirstCapped];
+      W.Cap = W.In.extentOf(W.CapBase);
     }
     // An offset computed here and addressed later, through an array of
     // offsets (registers, most often): the stored value is an offset too.

@@ -1,0 +1,102 @@
+# KV001 facet: a launcher that switches a kernel to 64-bit indices when an
+# offset needs it (aiter's MoE GEMMs: `UPCAST_INDICES=should_upcast_indices(x,
+# w, y)`, where `can_overflow_int32` sums each tensor's (size - 1) * stride
+# and compares it with 2^31 - 1; the kernel indexes in `tl.int64 if
+# UPCAST_INDICES else tl.int32`). Where the flag is false, every offset into
+# the tensors the check was given fits 32 bits: the products there are
+# latent, with a note naming the check. Positives beside it: a tensor the
+# check was not given, a check of the other polarity (true when it fits), a
+# bound that is not int32's, and a launch that passes the flag as a constant.
+# RUN: %if kvlint %{ not %kvlint --checks=KV001 %s | FileCheck %s --implicit-check-not=warning: %}
+# RUN: %if kvlint %{ not %kvlint --checks=KV001 --level=latent %s | FileCheck %s --check-prefix=LATENT %}
+import torch
+import triton
+import triton.language as tl
+
+
+def can_overflow_int32(tensor: torch.Tensor):
+    max_int32 = (1 << 31) - 1
+    offset = 0
+    for i in range(tensor.ndim):
+        offset += (tensor.shape[i] - 1) * tensor.stride(i)
+    return offset > max_int32
+
+
+def should_upcast_indices(*args):
+    return any(tensor is not None and can_overflow_int32(tensor) for tensor in args)
+
+
+def fits_int32(tensor):
+    return tensor.numel() <= 2**31 - 1
+
+
+def past_2_40(tensor):
+    return tensor.numel() > 2**40
+
+
+@triton.jit
+def gemm_rows(Y, X, S, G, stride_xm, stride_xk, stride_sm, K, start, BLOCK_K: tl.constexpr,
+              UPCAST_INDICES: tl.constexpr):
+    index_type: tl.constexpr = tl.int64 if UPCAST_INDICES else tl.int32
+    pid = tl.program_id(0)
+    if G is None:
+        X += start * stride_xm
+    offs_k = tl.arange(0, BLOCK_K)
+    # Negative: x is checked; the loop's step too.
+    # LATENT: overflow-check.py:[[@LINE+2]]:{{[0-9]+}}: warning: 32-bit signed product 'pid.to(index_type) * stride_xm' {{.*}} only beyond
+    # LATENT: note: 'X' points to a tensor of at most 2,147,483,648 elements (UPCAST_INDICES is false only where 'should_upcast_indices(x, y)' finds every offset below 2^31 (launch at overflow-check.py:[[#@LINE+14]]))
+    XPtrs = X + pid.to(index_type) * stride_xm + offs_k.to(index_type) * stride_xk
+    acc = tl.zeros([BLOCK_K], dtype=tl.float32)
+    for kk in range(0, K, BLOCK_K):
+        acc += tl.load(XPtrs)
+        XPtrs += BLOCK_K * stride_xk
+    # Positive: the scales were not given to the check.
+    # CHECK: overflow-check.py:[[@LINE+1]]:{{[0-9]+}}: warning: 32-bit signed product 'pid.to(index_type) * stride_sm'
+    acc *= tl.load(S + pid.to(index_type) * stride_sm + offs_k)
+    # Negative: y is checked.
+    tl.store(Y + pid.to(index_type) * stride_xm + offs_k, acc)
+
+
+def gemm(x, y, s, g, num_tokens, K):
+    gemm_rows[(num_tokens,)](y, x, s, g, x.stride(0), x.stride(1), s.stride(0), K, 0, BLOCK_K=64,
+                             UPCAST_INDICES=should_upcast_indices(x, y))
+
+
+@triton.jit
+def other_polarity(Y, X, stride_xm, BLOCK: tl.constexpr, WIDE: tl.constexpr):
+    index_type: tl.constexpr = tl.int64 if WIDE else tl.int32
+    pid = tl.program_id(0)
+    o = tl.arange(0, BLOCK)
+    # CHECK: overflow-check.py:[[@LINE+1]]:{{[0-9]+}}: warning: 32-bit signed product 'pid.to(index_type) * stride_xm'
+    tl.store(Y + pid.to(index_type) * stride_xm + o, tl.load(X + o))
+
+
+def polarity(x, y, num_tokens):
+    # Positive: true when x fits; its false side is the one that overflows.
+    other_polarity[(num_tokens,)](y, x, x.stride(0), BLOCK=64, WIDE=fits_int32(x))
+
+
+@triton.jit
+def wrong_bound(Y, stride_ym, BLOCK: tl.constexpr, WIDE: tl.constexpr):
+    index_type: tl.constexpr = tl.int64 if WIDE else tl.int32
+    pid = tl.program_id(0)
+    # CHECK: overflow-check.py:[[@LINE+1]]:{{[0-9]+}}: warning: 32-bit signed product 'pid.to(index_type) * stride_ym'
+    tl.store(Y + pid.to(index_type) * stride_ym + tl.arange(0, BLOCK), 0)
+
+
+def bound(y, num_tokens):
+    # Positive: 2^40 is not int32's bound.
+    wrong_bound[(num_tokens,)](y, y.stride(0), BLOCK=64, WIDE=past_2_40(y))
+
+
+@triton.jit
+def constant_flag(Y, stride_ym, BLOCK: tl.constexpr, WIDE: tl.constexpr):
+    index_type: tl.constexpr = tl.int64 if WIDE else tl.int32
+    pid = tl.program_id(0)
+    # CHECK: overflow-check.py:[[@LINE+1]]:{{[0-9]+}}: warning: 32-bit signed product 'pid.to(index_type) * stride_ym'
+    tl.store(Y + pid.to(index_type) * stride_ym + tl.arange(0, BLOCK), 0)
+
+
+def constant(y, num_tokens):
+    # Positive: the flag is off whatever the sizes.
+    constant_flag[(num_tokens,)](y, y.stride(0), BLOCK=64, WIDE=False)
