@@ -731,6 +731,7 @@ Bound Bounds::dim(const Dimension &D, const std::string &Name, const char *How) 
   B.Dim = &D;
   B.Shape = {&D};
   B.Shaped = true;
+  B.Named = std::string(How).rfind("is what the launcher passes", 0) != 0;
   return B;
 }
 
@@ -799,7 +800,15 @@ std::vector<std::string> Bounds::factorsOf(const std::string &By) {
 // A quantity a launcher names: one name, or a product of names and
 // constants ("B*H": a program per sequence and head). A product's bound is
 // its factors' maxima, capped by the envelope's couplings (B * T tokens).
+// What the launcher names (a grid's or a stride's quantity) is a launch
+// fact, even where the envelope bounds it by that name.
 Bound Bounds::named(const Node *N, const std::string &By, const char *Fallback) {
+  Bound B = namedImpl(N, By, Fallback);
+  B.Named = false;
+  return B;
+}
+
+Bound Bounds::namedImpl(const Node *N, const std::string &By, const char *Fallback) {
   std::vector<std::string> Fs = factorsOf(By);
   if (Fs.size() == 1 && digits(Fs[0])) { // what is left of 1 * NV over NV
     int64_t C = std::stoll(Fs[0]);

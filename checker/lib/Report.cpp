@@ -198,7 +198,8 @@ static void jsonFinding(const Finding &F, std::ostream &OS, const std::string *F
      << jsonEscape(F.Message) << "\",\"function\":\"" << jsonEscape(F.Function) << "\"";
   if (FP)
     OS << ",\"fingerprint\":\"" << *FP << "\",\"level\":\"warning\",\"fix_safety\":\""
-       << fixSafety(F) << "\",\"latent\":" << (F.Latent ? "true" : "false");
+       << fixSafety(F) << "\",\"latent\":" << (F.Latent ? "true" : "false")
+       << ",\"on_names\":" << (F.NameOnly ? "true" : "false");
   OS << ",\"fixes\":[";
   for (size_t I = 0; I < F.Fixes.size(); ++I) {
     const FixIt &X = F.Fixes[I];
@@ -243,7 +244,8 @@ void renderJson(const std::vector<Finding> &Fs, const std::vector<FileNote> &Not
        << "}";
   OS << "],\n\"summary\":{\"files\":" << S.FilesAnalysed << ",\"failed\":" << S.FilesFailed
      << ",\"functions\":" << S.Functions << ",\"findings\":" << Fs.size()
-     << ",\"sites\":" << Fs.size() + S.Folded;
+     << ",\"sites\":" << Fs.size() + S.Folded << ",\"on_names\":"
+     << std::count_if(Fs.begin(), Fs.end(), [](const Finding &F) { return F.NameOnly; });
   if (FPs)
     OS << ",\"baselined\":" << X.Baselined;
   OS << "}}\n";

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "NarrowedIndexOverflow.h"
 
+#include <algorithm>
 #include <cctype>
 #include <functional>
 
@@ -474,6 +475,53 @@ struct NarrowedIndexOverflow::Walk {
     return L;
   }
 
+  /// Whether N's bound rests on names and defaults alone (Bound::Named
+  /// leaves, through arithmetic and locals): no launch fact, guard, mask or
+  /// type tightens it; constants are neutral. Leaves collects the names.
+  static bool namesOnly(const Node *N, Bounds &B, std::vector<std::string> &Leaves,
+                        unsigned Depth = 0) {
+    if (!N || Depth > 24)
+      return false;
+    const Bound &Bn = B.of(N);
+    if (Bn.Exact)
+      return true;
+    if (Bn.Named) {
+      std::string T = N->Name.empty() ? N->Text : N->Name;
+      std::string L = "'" + T + "'" + (Bn.Dim ? " (Envelope." + Bn.Dim->Key + ")" : "");
+      if (std::find(Leaves.begin(), Leaves.end(), L) == Leaves.end() && Leaves.size() < 4)
+        Leaves.push_back(L);
+      return true;
+    }
+    switch (N->K) {
+    case Kind::Var:
+    case Kind::Cast:
+      // a guard or mask that tightens the local is a fact
+      if (N->op(0) && Bn.Hi < B.of(N->op(0)).Hi)
+        return false;
+      return namesOnly(N->op(0), B, Leaves, Depth + 1);
+    case Kind::Call:
+      return N->op(0) && namesOnly(N->op(0), B, Leaves, Depth + 1);
+    case Kind::Add:
+    case Kind::Sub:
+    case Kind::Mul:
+    case Kind::Shl:
+    case Kind::Neg:
+    case Kind::Max:
+    case Kind::Phi:
+      for (const Node *O : N->Ops)
+        if (!namesOnly(O, B, Leaves, Depth + 1))
+          return false;
+      return !N->Ops.empty();
+    case Kind::Select:
+      return namesOnly(N->op(1), B, Leaves, Depth + 1) && namesOnly(N->op(2), B, Leaves, Depth + 1);
+    case Kind::Div:
+    case Kind::Shr:
+      return B.of(N->op(1)).Exact && namesOnly(N->op(0), B, Leaves, Depth + 1);
+    default:
+      return false; // a remainder, a mask, a min, a load of a known table: facts
+    }
+  }
+
   void report(const Node *N, bool AtLatent) {
     IntTy Ty = widthOf(N);
     // An in-bounds offset into a tensor the launcher allocates is below its
@@ -512,6 +560,10 @@ struct NarrowedIndexOverflow::Walk {
                  "; widen " + quote(Leaf) + " to 64 bits before it multiplies";
     Fd.Group = rootName(Leaf);
     Fd.Latent = AtLatent;
+    // The message already says, per factor, where its bound comes from
+    // ("is named like it", "is bounded by no fact"); the flag counts them.
+    std::vector<std::string> Names;
+    Fd.NameOnly = namesOnly(A, B, Names) && namesOnly(C, B, Names) && !Names.empty();
     if (Capped)
       Fd.Notes.push_back({CapBase->Range.valid() ? CapBase->Range : F.Range,
                           quote(CapBase) + " points to a tensor of at most " +

@@ -1,5 +1,7 @@
 //===- Outputs.cpp - after the scan: baseline, --diff, reports -------------===//
 #include "Outputs.h"
+
+#include <algorithm>
 #include "FixDiff.h"
 #include "Fixes.h"
 #include "RuleDocs.h"
@@ -381,6 +383,11 @@ int reportScan(const CliOptions &C, ScanOutcome &S, const BaselineState &B,
     std::cerr << "kvlint: " << S.Unreached << " finding(s) in kernels no root of the project "
               << "reaches not shown (--level latent shows them, with the reason)\n";
   std::cerr << SuppressSaid.str() << BaselineSaid.str();
+  if (size_t Named = std::count_if(All.begin(), All.end(),
+                                   [](const Finding &F) { return F.NameOnly && !F.Latent; }))
+    std::cerr << "kvlint: " << Named << " of " << All.size()
+              << " finding(s) rest on names and envelope defaults alone: no launch fact, guard "
+                 "or type bounds their product (`on_names` in JSON)\n";
   if (Sum.Folded && C.Format == "text")
     std::cerr << "kvlint: " << All.size() << " finding(s) at " << All.size() + Sum.Folded
               << " site(s): the sites of one value to widen are one finding (--per-site "

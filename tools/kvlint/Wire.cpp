@@ -55,6 +55,7 @@ public:
       note(N);
     s(F.Function), s(F.Group);
     b(F.Latent);
+    b(F.NameOnly);
   }
   void fileNote(const FileNote &N) {
     s(N.File), s(N.Message);
@@ -131,6 +132,7 @@ public:
       note(N);
     F.Function = s(), F.Group = s();
     F.Latent = b();
+    F.NameOnly = b();
   }
   void fileNote(FileNote &N) {
     N.File = s(), N.Message = s();

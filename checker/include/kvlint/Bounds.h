@@ -41,6 +41,9 @@ struct Bound {
   std::vector<const Dimension *> Shape;
   int64_t Scale = 1;
   bool Shaped = false;
+  /// An envelope bound that only a name (the value's own, its table's) or a
+  /// default gave: no launch fact, guard or type speaks for it.
+  bool Named = false;
 };
 
 class Bounds {
@@ -70,6 +73,7 @@ private:
   Bound leafByName(const Node *N, const std::string &Name, const char *Fallback);
   Bound dim(const Dimension &D, const std::string &Name, const char *How);
   Bound named(const Node *N, const std::string &By, const char *Fallback);
+  Bound namedImpl(const Node *N, const std::string &By, const char *Fallback);
   static std::vector<std::string> factorsOf(const std::string &By);
   struct Atom {
     const Node *L, *R; ///< L < R (Strict) or L <= R

@@ -46,6 +46,9 @@ struct Finding {
   /// Reported only at the latent level (wraps beyond the envelope): never
   /// grouped with a site that wraps inside it.
   bool Latent = false;
+  /// No fact bounds it: its bound rests on names and envelope defaults alone
+  /// (KV001; counted in the summary, `on_names` in JSON).
+  bool NameOnly = false;
 };
 
 /// The file a fix-it edits: its own (a finding in a header helper also
