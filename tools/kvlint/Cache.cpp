@@ -12,6 +12,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <dirent.h>
 #include <fcntl.h>
@@ -217,6 +218,56 @@ const std::string &buildId() {
   return Id;
 }
 
+/// A secret of this user's, kept outside every scanned tree
+/// ($XDG_CACHE_HOME/kvlint/key, else ~/.cache/kvlint/key; made once, 0600):
+/// a pack carries a hash of it with the build id, so a cache folder that
+/// came with a checkout (a pull request can commit one, forged to say its
+/// files are clean) is never read. Without a home for it the key lives for
+/// this run only: nothing is reused, nothing forged is believed.
+static std::string localKey() {
+  std::string Dir;
+  if (const char *X = std::getenv("XDG_CACHE_HOME"); X && *X == '/')
+    Dir = std::string(X) + "/kvlint";
+  else if (const char *H = std::getenv("HOME"); H && *H == '/')
+    Dir = std::string(H) + "/.cache/kvlint";
+  auto Fresh = [] {
+    std::random_device R;
+    std::string K;
+    char Hex[9];
+    for (int I = 0; I < 8; ++I) {
+      std::snprintf(Hex, sizeof Hex, "%08x", unsigned(R()));
+      K += Hex;
+    }
+    return K;
+  };
+  if (Dir.empty())
+    return Fresh();
+  std::error_code EC;
+  std::filesystem::create_directories(Dir, EC);
+  std::string Path = Dir + "/key", Key, Err;
+  if (readRegularFile(Path, Key, Err, 4096) && Key.size() >= 32)
+    return Key;
+  Key = Fresh();
+  int Fd = ::open(Path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (Fd >= 0) {
+    bool Ok = ::write(Fd, Key.data(), Key.size()) == ssize_t(Key.size());
+    ::close(Fd);
+    if (Ok)
+      return Key;
+  }
+  // another run made it first: read it; else this run's own key
+  if (readRegularFile(Path, Key, Err, 4096) && Key.size() >= 32)
+    return Key;
+  return Fresh();
+}
+
+/// What a pack is tagged with: the build id and the hash of the local key
+/// with it.
+static const std::string &packId() {
+  static const std::string Id = buildId() + " key " + fastHash(localKey() + "\n" + buildId());
+  return Id;
+}
+
 bool CachePack::parse(const std::string &In, const std::string &Id) {
   Records.clear();
   Bytes B(In);
@@ -325,7 +376,7 @@ bool ScanCache::open(const std::string &D, std::string &Why) {
 
 bool ScanCache::readPack(const char *Name, CachePack &P) {
   std::string In;
-  if (!readAt(DirFd, Name, In, CachePack::MaxBytes * 2) || !P.parse(In, buildId())) {
+  if (!readAt(DirFd, Name, In, CachePack::MaxBytes * 2) || !P.parse(In, packId())) {
     P.Records.clear();
     return false;
   }
@@ -478,9 +529,9 @@ bool ScanCache::save(std::string &Why) {
   uint64_t T = now();
   bool Ok = true;
   if (SumsDirty)
-    Ok = writePack(SumsName, Sums.serialise(buildId(), T), Why);
+    Ok = writePack(SumsName, Sums.serialise(packId(), T), Why);
   if (Ok && ResultsDirty)
-    Ok = writePack(ResultsName, Results.serialise(buildId(), T), Why);
+    Ok = writePack(ResultsName, Results.serialise(packId(), T), Why);
   SumsDirty = ResultsDirty = false;
   // Temp files of scans that died (older than an hour).
   for (const std::string &N : listAt(DirFd)) {
