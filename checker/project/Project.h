@@ -40,6 +40,8 @@
 #include "project/Summary.h"
 
 #include <map>
+#include <set>
+#include <tuple>
 #include <string>
 #include <vector>
 
@@ -208,6 +210,24 @@ private:
   void bindingTargets(int F, const Import &I, unsigned Depth, std::vector<Target> &Out) const;
   std::vector<Target> resolveRef(int F, const std::string &Dotted) const;
   std::vector<Target> resolveString(int F, const std::string &S) const;
+
+  // Dispatch.cpp
+  /// A node reached by no path but a branch no call takes -> why.
+  std::map<int, std::string> BranchWhy;
+  bool stringArg(int F, const std::string &Text, std::string &Out, std::string &Where) const;
+  bool deadBranch(int F, int Def, const std::string &Param, const std::vector<std::string> &Values,
+                  std::string &Why) const;
+  /// The string values every call of definition Def of file F passes for
+  /// Param (Known false when some call passes something else).
+  struct PassedValues {
+    bool Known = false;
+    unsigned Calls = 0;
+    std::set<std::string> Values;
+    std::string First; ///< the first call, for the reason
+  };
+  const PassedValues &passedValues(int F, int Def, const std::string &Param) const;
+  mutable std::map<std::tuple<int, int, std::string>, PassedValues> Passed;
+  mutable std::map<std::string, std::vector<std::pair<int, int>>> CallsByName;
 
   // Reach.cpp
   void buildGraph();

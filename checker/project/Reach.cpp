@@ -40,6 +40,9 @@ void ProjectModel::build(std::vector<FileSummary> In, const ProjectConfig &C) {
   ByPath.clear();
   ByModule.clear();
   Memo.clear();
+  BranchWhy.clear();
+  Passed.clear();
+  CallsByName.clear();
   std::sort(In.begin(), In.end(),
             [](const FileSummary &A, const FileSummary &B) { return A.Path < B.Path; });
   for (FileSummary &S : In) {
@@ -133,9 +136,33 @@ void ProjectModel::buildGraph() {
       const Definition &D = F.S.Defs[J];
       int Me = Mod + 1 + int(J);
       Edge(Me, Mod);
-      for (const std::string &R : D.Refs)
-        for (const Target &T : resolveRef(int(I), R))
-          Edge(Me, T.Def < 0 ? Files[T.File].ModNode : NodeOf(T));
+      // refs only inside branches on a parameter no call takes: no edge
+      std::map<std::string, std::string> Dead;
+      for (const std::string &G : D.Guards) {
+        std::vector<std::string> Parts;
+        for (size_t B = 0, E; B <= G.size(); B = E + 1) {
+          E = G.find('\t', B);
+          if (E == std::string::npos)
+            E = G.size();
+          Parts.push_back(G.substr(B, E - B));
+        }
+        std::string Why;
+        if (Parts.size() >= 4 &&
+            deadBranch(int(I), int(J), Parts[1],
+                       std::vector<std::string>(Parts.begin() + 3, Parts.end()), Why))
+          Dead[Parts[0]] = Why + " (" + F.Rel + ":" + Parts[2] + ")";
+      }
+      for (const std::string &R : D.Refs) {
+        auto X = Dead.find(R);
+        for (const Target &T : resolveRef(int(I), R)) {
+          int To = T.Def < 0 ? Files[T.File].ModNode : NodeOf(T);
+          if (X != Dead.end()) {
+            BranchWhy.emplace(To, X->second);
+            continue;
+          }
+          Edge(Me, To);
+        }
+      }
       for (const std::string &R : D.Strings)
         for (const Target &T : resolveString(int(I), R))
           Edge(Me, T.Def < 0 ? Files[T.File].ModNode : NodeOf(T));
@@ -261,6 +288,8 @@ void ProjectModel::computeReach() {
 std::string ProjectModel::whyUnreached(int Node) const {
   const FileInfo &F = Files[NodeFile[Node]];
   const Definition &D = F.S.Defs[NodeDef[Node]];
+  if (auto B = BranchWhy.find(Node); B != BranchWhy.end() && TestParent[Node] == -2)
+    return B->second;
   std::string What = D.Kernel ? "kernel" : "function";
   if (TestParent[Node] != -2) {
     int X = Node;

@@ -42,6 +42,16 @@ struct Definition {
   /// f-string completes (`f"pkg.models.{name}"` -> `"pkg.models."`): the
   /// dynamic imports of registries and factories (importlib.import_module).
   std::vector<std::string> Strings;
+  /// Function parameters in order, `name` or `name=default` (the default's
+  /// text): what a call passes when it leaves one out.
+  std::vector<std::string> Params;
+  /// Names the body mentions only inside branches on a parameter's value
+  /// (`if mode == "split": _split_kernel[grid](...)`), one entry each:
+  /// "name\tparam\tline\tvalue1\tvalue2..." (the values the branches
+  /// compare the parameter with, as written in the string literals). The
+  /// link step drops the edge when every call of the function passes
+  /// another value (Reach.cpp, deadBranch).
+  std::vector<std::string> Guards;
   /// A @triton.jit helper's return, when every `return` of its body gives
   /// the same kind of value (Summarise.cpp): what a kernel of another module
   /// that calls the helper sees of the call (checker/triton/Calls.cpp).

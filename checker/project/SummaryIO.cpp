@@ -11,7 +11,7 @@ namespace {
 // A field added to one of these structs changes its size: encode the field
 // below, then update the size here. (x86-64, libstdc++.)
 static_assert(sizeof(Definition::Return) == 64, "Definition::Return changed: update SummaryIO.cpp");
-static_assert(sizeof(Definition) == 248, "Definition changed: update SummaryIO.cpp");
+static_assert(sizeof(Definition) == 296, "Definition changed: update SummaryIO.cpp");
 static_assert(sizeof(Import) == 112, "Import changed: update SummaryIO.cpp");
 static_assert(sizeof(CallSite) == 104, "CallSite changed: update SummaryIO.cpp");
 static_assert(sizeof(FileSummary) == 248, "FileSummary changed: update SummaryIO.cpp (ContentKey is not serialised)");
@@ -39,6 +39,7 @@ public:
     u32(D.Line), u32(D.EndLine);
     b(D.Kernel), b(D.Registered);
     strs(D.Bases), strs(D.Decorators), strs(D.Refs), strs(D.Strings);
+    strs(D.Params), strs(D.Guards);
     u32(D.Ret.Kind), u32(D.Ret.Bits);
     b(D.Ret.Signed);
     i64(D.Ret.Value);
@@ -120,6 +121,7 @@ public:
     D.Line = u32(), D.EndLine = u32();
     D.Kernel = b(), D.Registered = b();
     strs(D.Bases), strs(D.Decorators), strs(D.Refs), strs(D.Strings);
+    strs(D.Params), strs(D.Guards);
     D.Ret.Kind = kind<Definition::Return::KindT>(Definition::Return::ProgramId);
     D.Ret.Bits = u32();
     D.Ret.Signed = b();

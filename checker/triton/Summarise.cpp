@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstring>
+#include <functional>
 #include <set>
 
 namespace kvlint {
@@ -26,7 +27,7 @@ using project::FileSummary;
 using project::Import;
 
 constexpr size_t MaxText = 200;     // characters kept of a callee or argument
-constexpr size_t MaxArgs = 24;      // arguments kept per call
+constexpr size_t MaxArgs = 64;      // arguments kept per call
 constexpr unsigned MaxBlockDepth = 32;
 
 /// What a scope's code mentions: names, and strings that read as modules.
@@ -424,6 +425,114 @@ struct Summariser {
     collect(field(Def, "body"), Idx, Refs);
     Out.Defs[Idx].Refs.assign(Refs.Refs.begin(), Refs.Refs.end());
     Out.Defs[Idx].Strings.assign(Refs.Strings.begin(), Refs.Strings.end());
+    params(Def, Out.Defs[Idx]);
+    guards(field(Def, "body"), Out.Defs[Idx]);
+  }
+
+  /// Definition::Params: `name` or `name=default`, up to a `*args`.
+  void params(TSNode Def, Definition &D) {
+    for (TSNode P : kids(field(Def, "parameters"))) {
+      if (D.Params.size() >= 64)
+        break;
+      if (is(P, "identifier")) {
+        D.Params.push_back(text(P));
+      } else if (is(P, "typed_parameter")) {
+        for (TSNode X : kids(P))
+          if (is(X, "identifier")) {
+            D.Params.push_back(text(X));
+            break;
+          }
+      } else if (is(P, "default_parameter") || is(P, "typed_default_parameter")) {
+        D.Params.push_back(text(field(P, "name")) + "=" + shortText(field(P, "value")));
+      } else if (is(P, "list_splat_pattern") || is(P, "dictionary_splat_pattern")) {
+        D.Params.push_back("*");
+        break;
+      }
+    }
+  }
+
+  /// Definition::Guards: the names the body mentions only inside branches
+  /// `if p == "lit":` / `elif p == "lit":` on a parameter p (outermost such
+  /// branch; its else and the rest of the body are unguarded).
+  void guards(TSNode Body, Definition &D) {
+    std::set<std::string> Ps;
+    for (const std::string &P : D.Params)
+      Ps.insert(P.substr(0, P.find('=')));
+    struct G {
+      std::string Param, Value;
+      unsigned Line = 0;
+    };
+    // name -> the guards of its occurrences (an empty Param: unguarded)
+    std::map<std::string, std::vector<G>> Occ;
+    auto Test = [&](TSNode C, G &Out) {
+      C = stripParens(C);
+      if (!is(C, "comparison_operator"))
+        return false;
+      std::vector<TSNode> Ks = kids(C);
+      if (Ks.size() != 2)
+        return false;
+      bool Eq = false;
+      for (uint32_t I = 0; I < ts_node_child_count(C); ++I) {
+        TSNode K = ts_node_child(C, I);
+        if (!ts_node_is_named(K))
+          Eq |= text(K) == "==";
+      }
+      TSNode Id = is(Ks[0], "identifier") ? Ks[0] : Ks[1], Lit = is(Ks[0], "identifier") ? Ks[1] : Ks[0];
+      if (!Eq || !is(Id, "identifier") || !is(Lit, "string") || !Ps.count(text(Id)))
+        return false;
+      Out.Param = text(Id);
+      Out.Value = stringValue(Lit);
+      Out.Line = line(C);
+      return true;
+    };
+    std::function<void(TSNode, const G &, unsigned)> Walk = [&](TSNode N, const G &Cur, unsigned Dp) {
+      if (ts_node_is_null(N) || Dp > 200)
+        return;
+      if (is(N, "identifier")) {
+        Occ[text(N)].push_back(Cur);
+        return;
+      }
+      if (is(N, "attribute")) {
+        std::string Dd = dotted(N);
+        if (!Dd.empty())
+          Occ[Dd].push_back(Cur);
+      }
+      if (Cur.Param.empty() && (is(N, "if_statement") || is(N, "elif_clause"))) {
+        G Br;
+        TSNode C = field(N, "condition");
+        Walk(C, Cur, Dp + 1);
+        bool Guarded = Test(C, Br);
+        for (uint32_t I = 0; I < ts_node_named_child_count(N); ++I) {
+          TSNode K = ts_node_named_child(N, I);
+          if (ts_node_eq(K, C))
+            continue;
+          if (is(K, "block"))
+            Walk(K, Guarded ? Br : Cur, Dp + 1);
+          else
+            Walk(K, Cur, Dp + 1); // elif / else clauses
+        }
+        return;
+      }
+      for (uint32_t I = 0; I < ts_node_named_child_count(N); ++I)
+        Walk(ts_node_named_child(N, I), Cur, Dp + 1);
+    };
+    Walk(Body, G{}, 0);
+    for (const auto &[Name, Gs] : Occ) {
+      if (D.Guards.size() >= 64)
+        break;
+      std::set<std::string> Values;
+      bool Ok = !Gs.empty();
+      for (const G &X : Gs) {
+        Ok &= !X.Param.empty() && X.Param == Gs[0].Param;
+        Values.insert(X.Value);
+      }
+      if (!Ok)
+        continue;
+      std::string E = Name + "\t" + Gs[0].Param + "\t" + std::to_string(Gs[0].Line);
+      for (const std::string &V : Values)
+        E += "\t" + V;
+      D.Guards.push_back(E);
+    }
   }
 
   void addClass(TSNode Def, const std::vector<TSNode> &Decs) {
