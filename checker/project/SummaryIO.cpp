@@ -1,5 +1,6 @@
 //===- SummaryIO.cpp - a FileSummary as bytes, for the on-disk cache ------===//
 #include "project/SummaryIO.h"
+#include "kvlint/Bytes.h"
 
 #include <cstdint>
 #include <cstring>
@@ -18,21 +19,8 @@ static_assert(sizeof(FileSummary) == 248, "FileSummary changed: update SummaryIO
 
 const uint32_t Magic = 0x4b565331; // "KVS1"
 
-class Writer {
+class Writer : public ByteWriter {
 public:
-  std::string Out;
-  void u32(uint32_t V) { Out.append(reinterpret_cast<const char *>(&V), sizeof V); }
-  void i64(int64_t V) { Out.append(reinterpret_cast<const char *>(&V), sizeof V); }
-  void b(bool V) { Out.push_back(V ? 1 : 0); }
-  void s(const std::string &V) {
-    u32(uint32_t(V.size()));
-    Out += V;
-  }
-  void strs(const std::vector<std::string> &V) {
-    u32(uint32_t(V.size()));
-    for (const std::string &X : V)
-      s(X);
-  }
   void def(const Definition &D) {
     u32(D.Kind);
     s(D.Name), s(D.Owner);
@@ -62,52 +50,9 @@ public:
   }
 };
 
-class Reader {
+class Reader : public ByteReader {
 public:
-  explicit Reader(const std::string &In) : In(In) {}
-  bool Ok = true;
-  uint32_t u32() {
-    uint32_t V = 0;
-    if (!take(&V, sizeof V))
-      return 0;
-    return V;
-  }
-  int64_t i64() {
-    int64_t V = 0;
-    if (!take(&V, sizeof V))
-      return 0;
-    return V;
-  }
-  bool b() {
-    uint8_t V = 0;
-    take(&V, 1);
-    if (V > 1)
-      Ok = false;
-    return V != 0;
-  }
-  std::string s() {
-    uint32_t N = u32();
-    if (!Ok || N > In.size() - Pos) {
-      Ok = false;
-      return "";
-    }
-    std::string V = In.substr(Pos, N);
-    Pos += N;
-    return V;
-  }
-  /// A count of items that each take at least Min bytes: bounded by what is
-  /// left, so a corrupt count cannot allocate gigabytes.
-  uint32_t count(size_t Min) {
-    uint32_t N = u32();
-    if (Ok && N > (In.size() - Pos) / Min)
-      Ok = false;
-    return Ok ? N : 0;
-  }
-  void strs(std::vector<std::string> &V) {
-    V.resize(count(4));
-    for (std::string &X : V)
-      X = s();
-  }
+  using ByteReader::ByteReader;
   /// A small enum: out of range is a corrupt entry.
   template <typename E> E kind(uint32_t Max) {
     uint32_t V = u32();
@@ -143,20 +88,6 @@ public:
     C.Launch = b();
     C.Line = u32();
   }
-  bool atEnd() const { return Pos == In.size(); }
-
-private:
-  bool take(void *P, size_t N) {
-    if (!Ok || N > In.size() - Pos) {
-      Ok = false;
-      return false;
-    }
-    std::memcpy(P, In.data() + Pos, N);
-    Pos += N;
-    return true;
-  }
-  const std::string &In;
-  size_t Pos = 0;
 };
 
 } // namespace

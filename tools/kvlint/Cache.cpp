@@ -2,6 +2,7 @@
 #include "Cache.h"
 #include "SafeWrite.h"
 #include "Wire.h"
+#include "kvlint/Bytes.h"
 #include "kvlint_version.h"
 #include "project/SummaryIO.h"
 
@@ -39,58 +40,6 @@ const char *const SumsName = "summaries.bin", *const ResultsName = "results.bin"
 uint64_t now() {
   using namespace std::chrono;
   return uint64_t(duration_cast<seconds>(system_clock::now().time_since_epoch()).count());
-}
-
-/// Length-checked reading of untrusted bytes (as Wire.cpp's Reader).
-class Bytes {
-public:
-  explicit Bytes(const std::string &In) : In(In) {}
-  bool Ok = true;
-  bool take(void *P, size_t N) {
-    if (!Ok || N > In.size() - Pos)
-      return Ok = false;
-    std::memcpy(P, In.data() + Pos, N);
-    Pos += N;
-    return true;
-  }
-  uint32_t u32() {
-    uint32_t V = 0;
-    take(&V, sizeof V);
-    return V;
-  }
-  uint64_t u64() {
-    uint64_t V = 0;
-    take(&V, sizeof V);
-    return V;
-  }
-  std::string s() {
-    uint32_t N = u32();
-    if (!Ok || N > In.size() - Pos) {
-      Ok = false;
-      return "";
-    }
-    std::string V = In.substr(Pos, N);
-    Pos += N;
-    return V;
-  }
-  uint32_t count(size_t Min) {
-    uint32_t N = u32();
-    if (Ok && N > (In.size() - Pos) / Min)
-      Ok = false;
-    return Ok ? N : 0;
-  }
-  bool atEnd() const { return Pos == In.size(); }
-
-private:
-  const std::string &In;
-  size_t Pos = 0;
-};
-
-void putU32(std::string &O, uint32_t V) { O.append(reinterpret_cast<const char *>(&V), 4); }
-void putU64(std::string &O, uint64_t V) { O.append(reinterpret_cast<const char *>(&V), 8); }
-void putS(std::string &O, const std::string &S) {
-  putU32(O, uint32_t(S.size()));
-  O += S;
 }
 
 /// Reads the regular file Name of the folder Fd, never through a symlink,
@@ -270,7 +219,7 @@ static const std::string &packId() {
 
 bool CachePack::parse(const std::string &In, const std::string &Id) {
   Records.clear();
-  Bytes B(In);
+  ByteReader B(In);
   char Magic[8];
   if (!B.take(Magic, 8) || std::memcmp(Magic, PackMagic, 8) || B.u32() != PackVersion ||
       B.s() != Id || !B.Ok)
@@ -311,12 +260,12 @@ std::string CachePack::serialise(const std::string &Id, uint64_t Now) const {
             [](const auto &A, const auto &B) { return A.second->first < B.second->first; });
   std::string Out(PackMagic, 8);
   putU32(Out, PackVersion);
-  putS(Out, Id);
+  putStr(Out, Id);
   putU32(Out, uint32_t(Kept.size()));
   for (const auto &[Used, E] : Kept) {
-    putS(Out, E->first);
+    putStr(Out, E->first);
     putU64(Out, Used);
-    putS(Out, E->second.Value);
+    putStr(Out, E->second.Value);
   }
   putU32(Out, PackVersion);
   return Out;
@@ -402,7 +351,7 @@ bool ScanCache::loadSummary(const std::string &Path, const std::string &Hash,
   auto It = Sums.Records.find(Path);
   if (It == Sums.Records.end())
     return false;
-  Bytes B(It->second.Value);
+  ByteReader B(It->second.Value);
   if (B.s() != Hash || !B.Ok)
     return false;
   std::string Enc = B.s();
@@ -417,8 +366,8 @@ bool ScanCache::loadSummary(const std::string &Path, const std::string &Hash,
 void ScanCache::storeSummary(const std::string &Path, const std::string &Hash,
                              const project::FileSummary &S) {
   std::string V;
-  putS(V, Hash);
-  putS(V, project::encodeSummary(S));
+  putStr(V, Hash);
+  putStr(V, project::encodeSummary(S));
   std::lock_guard<std::mutex> L(M);
   CachePack::Record &R = Sums.Records[Path];
   R.Value = std::move(V);
@@ -455,7 +404,7 @@ bool ScanCache::loadResult(const std::string &Path, const std::string &Key,
   auto It = Results.Records.find(entryName(Path));
   if (It == Results.Records.end())
     return false;
-  Bytes B(It->second.Value);
+  ByteReader B(It->second.Value);
   if (B.u32() != ResultMagic || B.s() != Key || !B.Ok)
     return false;
   uint32_t N = B.count(8);
@@ -477,14 +426,14 @@ void ScanCache::storeResult(const std::string &Path, const std::string &Key,
                             const std::set<std::string> &Scanned, const FileResult &R) {
   std::string V;
   putU32(V, ResultMagic);
-  putS(V, Key);
+  putStr(V, Key);
   putU32(V, uint32_t(R.Read.size() + R.Absent.size()));
   for (const std::vector<std::string> *Ps : {&R.Read, &R.Absent})
     for (const std::string &P : *Ps) {
-      putS(V, P);
-      putS(V, depState(P, Scanned));
+      putStr(V, P);
+      putStr(V, depState(P, Scanned));
     }
-  putS(V, encodeResult(R));
+  putStr(V, encodeResult(R));
   CachePack::Record &Rec = Results.Records[entryName(Path)];
   Rec.Value = std::move(V);
   Rec.Touched = true;
@@ -496,7 +445,7 @@ bool ScanCache::loadMeta(const std::string &Name, std::vector<std::string> &Fiel
   auto It = Results.Records.find(Name);
   if (It == Results.Records.end())
     return false;
-  Bytes B(It->second.Value);
+  ByteReader B(It->second.Value);
   Fields.resize(B.count(4));
   for (std::string &F : Fields)
     F = B.s();
@@ -512,7 +461,7 @@ void ScanCache::storeMeta(const std::string &Name, const std::vector<std::string
   std::string V;
   putU32(V, uint32_t(Fields.size()));
   for (const std::string &F : Fields)
-    putS(V, F);
+    putStr(V, F);
   CachePack::Record &Rec = Results.Records[Name];
   if (Rec.Value == V) {
     Rec.Touched = true;

@@ -1,5 +1,6 @@
 //===- Wire.cpp - a file's result across a process boundary ---------------===//
 #include "Wire.h"
+#include "kvlint/Bytes.h"
 
 #include <cstdint>
 #include <cstring>
@@ -16,15 +17,8 @@ static_assert(sizeof(Note) == 136, "Note changed: update Wire.cpp");
 static_assert(sizeof(Finding) == 320, "Finding changed: update Wire.cpp");
 static_assert(sizeof(FileNote) == 72, "FileNote changed: update Wire.cpp");
 
-class Writer {
+class Writer : public ByteWriter {
 public:
-  std::string Out;
-  void u32(uint32_t V) { Out.append(reinterpret_cast<const char *>(&V), sizeof V); }
-  void b(bool V) { Out.push_back(V ? 1 : 0); }
-  void s(const std::string &V) {
-    u32(uint32_t(V.size()));
-    Out += V;
-  }
   void loc(const SrcLoc &L) {
     s(L.File);
     u32(L.Line), u32(L.Col), u32(L.Offset);
@@ -63,45 +57,9 @@ public:
   }
 };
 
-class Reader {
+class Reader : public ByteReader {
 public:
-  explicit Reader(const std::string &In) : In(In) {}
-  bool Ok = true;
-  uint32_t u32() {
-    uint32_t V = 0;
-    if (Pos + sizeof V > In.size()) {
-      Ok = false;
-      return 0;
-    }
-    std::memcpy(&V, In.data() + Pos, sizeof V);
-    Pos += sizeof V;
-    return V;
-  }
-  bool b() {
-    if (Pos >= In.size()) {
-      Ok = false;
-      return false;
-    }
-    return In[Pos++] != 0;
-  }
-  std::string s() {
-    uint32_t N = u32();
-    if (!Ok || Pos + N > In.size()) {
-      Ok = false;
-      return "";
-    }
-    std::string V = In.substr(Pos, N);
-    Pos += N;
-    return V;
-  }
-  /// A count of items that each take at least Min bytes: bounded by what is
-  /// left, so a corrupt count cannot allocate gigabytes.
-  uint32_t count(size_t Min) {
-    uint32_t N = u32();
-    if (Ok && N > (In.size() - Pos) / Min)
-      Ok = false;
-    return Ok ? N : 0;
-  }
+  using ByteReader::ByteReader;
   void loc(SrcLoc &L) {
     L.File = s();
     L.Line = u32(), L.Col = u32(), L.Offset = u32();
@@ -138,11 +96,6 @@ public:
     N.File = s(), N.Message = s();
     N.Error = b();
   }
-  bool atEnd() const { return Pos == In.size(); }
-
-private:
-  const std::string &In;
-  size_t Pos = 0;
 };
 
 const uint32_t Magic = 0x4b564c31; // "KVL1"
