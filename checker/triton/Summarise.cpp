@@ -16,6 +16,7 @@
 #include <cstring>
 #include <functional>
 #include <set>
+#include <string_view>
 
 namespace kvlint {
 namespace triton {
@@ -455,6 +456,11 @@ struct Summariser {
   /// `if p == "lit":` / `elif p == "lit":` on a parameter p (outermost such
   /// branch; its else and the rest of the body are unguarded).
   void guards(TSNode Body, Definition &D) {
+    // Most bodies compare nothing with `==`: no walk, no map of every name.
+    uint32_t From = ts_node_start_byte(Body), To = ts_node_end_byte(Body);
+    if (D.Params.empty() || ts_node_is_null(Body) || To > Src.size() || To < From ||
+        std::string_view(Src).substr(From, To - From).find("==") == std::string_view::npos)
+      return;
     std::set<std::string> Ps;
     for (const std::string &P : D.Params)
       Ps.insert(P.substr(0, P.find('=')));
