@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "project/Build.h"
+#include "kvlint/Parallel.h"
 
 #include <algorithm>
 #include <atomic>
@@ -151,30 +152,21 @@ void buildProject(const ProjectConfig &C, unsigned Jobs, const Summariser &Summa
   if (!Jobs)
     Jobs = std::max(1u, std::thread::hardware_concurrency());
   Jobs = std::min<unsigned>(Jobs, std::max<size_t>(1, Paths.size()));
-  std::atomic<size_t> Next{0};
-  auto Worker = [&] {
-    for (size_t I; (I = Next++) < Paths.size();) {
-      std::ifstream In(Paths[I], std::ios::binary);
-      std::ostringstream SS;
-      if (In)
-        SS << In.rdbuf();
-      std::string Src = SS.str();
-      std::string Key = Store ? Store->Hash(Src) : "";
-      if (!Store || !Store->Load(Paths[I], Key, Sums[I])) {
-        Sums[I] = Summarise(Paths[I], Src);
-        if (Store)
-          Store->Store(Paths[I], Key, Sums[I]);
-      }
-      Sums[I].Path = Paths[I];
-      Sums[I].ContentKey = Key.empty() ? contentKey(Src) : Key;
+  forEachIndex(Paths.size(), Jobs, [&](size_t I) {
+    std::ifstream In(Paths[I], std::ios::binary);
+    std::ostringstream SS;
+    if (In)
+      SS << In.rdbuf();
+    std::string Src = SS.str();
+    std::string Key = Store ? Store->Hash(Src) : "";
+    if (!Store || !Store->Load(Paths[I], Key, Sums[I])) {
+      Sums[I] = Summarise(Paths[I], Src);
+      if (Store)
+        Store->Store(Paths[I], Key, Sums[I]);
     }
-  };
-  std::vector<std::thread> Pool;
-  for (unsigned J = 1; J < Jobs; ++J)
-    Pool.emplace_back(Worker);
-  Worker();
-  for (auto &T : Pool)
-    T.join();
+    Sums[I].Path = Paths[I];
+    Sums[I].ContentKey = Key.empty() ? contentKey(Src) : Key;
+  });
   T("summaries");
   Out.build(std::move(Sums), C);
   T("link and reach");

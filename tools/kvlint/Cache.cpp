@@ -3,6 +3,7 @@
 #include "SafeWrite.h"
 #include "Wire.h"
 #include "kvlint/Bytes.h"
+#include "kvlint/Parallel.h"
 #include "kvlint_version.h"
 #include "project/SummaryIO.h"
 
@@ -139,19 +140,11 @@ std::vector<std::string> hashFiles(const std::vector<std::string> &Paths, unsign
   std::vector<std::string> Out(Paths.size());
   Jobs = std::max(1u, std::min<unsigned>(Jobs ? Jobs : std::thread::hardware_concurrency(),
                                          unsigned(std::max<size_t>(1, Paths.size() / 64))));
-  std::atomic<size_t> Next{0};
-  auto Work = [&] {
+  forEachIndex(Paths.size(), Jobs, [&](size_t I) {
     std::string Text, Err;
-    for (size_t I; (I = Next++) < Paths.size();)
-      if (readRegularFile(Paths[I], Text, Err, size_t(64) << 20))
-        Out[I] = fastHash(Text);
-  };
-  std::vector<std::thread> Pool;
-  for (unsigned J = 1; J < Jobs; ++J)
-    Pool.emplace_back(Work);
-  Work();
-  for (auto &T : Pool)
-    T.join();
+    if (readRegularFile(Paths[I], Text, Err, size_t(64) << 20))
+      Out[I] = fastHash(Text);
+  });
   return Out;
 }
 

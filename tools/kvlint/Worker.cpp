@@ -1,5 +1,6 @@
 //===- Worker.cpp - each file's analysis in a process of its own ----------===//
 #include "Worker.h"
+#include "kvlint/Parallel.h"
 #include "SafeWrite.h"
 #include "Wire.h"
 
@@ -151,24 +152,15 @@ void closeFd(int &Fd) {
 void runThreads(std::vector<FileResult> &Results,
                 const std::function<FileResult(size_t)> &Analyse,
                 const std::function<std::string(size_t)> &Name, unsigned Jobs) {
-  std::atomic<size_t> Next{0};
-  auto Work = [&] {
-    for (size_t I; (I = Next++) < Results.size();) {
-      try {
-        Results[I] = Analyse(I);
-      } catch (const std::exception &E) {
-        Results[I] = FileResult();
-        Results[I].Notes.push_back({Name(I), std::string("internal error: ") + E.what(), true});
-        Results[I].Failed = true;
-      }
+  forEachIndex(Results.size(), Jobs, [&](size_t I) {
+    try {
+      Results[I] = Analyse(I);
+    } catch (const std::exception &E) {
+      Results[I] = FileResult();
+      Results[I].Notes.push_back({Name(I), std::string("internal error: ") + E.what(), true});
+      Results[I].Failed = true;
     }
-  };
-  std::vector<std::thread> Pool;
-  for (unsigned J = 1; J < Jobs; ++J)
-    Pool.emplace_back(Work);
-  Work();
-  for (auto &T : Pool)
-    T.join();
+  });
 }
 
 } // namespace
