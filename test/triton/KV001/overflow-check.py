@@ -4,7 +4,8 @@
 # and compares it with 2^31 - 1; the kernel indexes in `tl.int64 if
 # UPCAST_INDICES else tl.int32`). Where the flag is false, every offset into
 # the tensors the check was given fits 32 bits: the products there are
-# latent, with a note naming the check. Positives beside it: a tensor the
+# latent, with a note naming the check (also where the per-tensor check
+# decides the flag itself). Positives beside it: a tensor the
 # check was not given, a check of the other polarity (true when it fits), a
 # bound that is not int32's, and a launch that passes the flag as a constant.
 # RUN: %if kvlint %{ not %kvlint --checks=KV001 %s | FileCheck %s --implicit-check-not=warning: %}
@@ -60,6 +61,18 @@ def gemm_rows(Y, X, S, G, stride_xm, stride_xk, stride_sm, K, start, BLOCK_K: tl
 def gemm(x, y, s, g, num_tokens, K):
     gemm_rows[(num_tokens,)](y, x, s, g, x.stride(0), x.stride(1), s.stride(0), K, 0, BLOCK_K=64,
                              UPCAST_INDICES=should_upcast_indices(x, y))
+
+
+@triton.jit
+def direct_check(Y, stride_ym, BLOCK: tl.constexpr, WIDE: tl.constexpr):
+    index_type: tl.constexpr = tl.int64 if WIDE else tl.int32
+    pid = tl.program_id(0)
+    # Negative: the per-tensor check itself decides the flag.
+    tl.store(Y + pid.to(index_type) * stride_ym + tl.arange(0, BLOCK), 0)
+
+
+def direct(y, num_tokens):
+    direct_check[(num_tokens,)](y, y.stride(0), BLOCK=64, WIDE=can_overflow_int32(y))
 
 
 @triton.jit
