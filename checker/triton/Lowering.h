@@ -75,6 +75,7 @@ bool parseInt(const std::string &Text, int64_t &V);
 
 /// Visits every node under Root without recursion.
 template <typename Fn> void walk(TSNode Root, Fn &&F) {
+  if (ts_node_is_null(Root)) return;
   TSTreeCursor C = ts_tree_cursor_new(Root);
   for (;;) {
     F(ts_tree_cursor_current_node(&C));
@@ -177,6 +178,7 @@ struct Module {
   Module(std::string P, const std::string &S, const Options &O)
       : Path(std::move(P)), Src(S), Opts(O) {}
   std::string text(TSNode N) const {
+    if (ts_node_is_null(N)) return ""; // an absent field: `x: int` has no right side
     uint32_t B = ts_node_start_byte(N), E = ts_node_end_byte(N);
     if (B > Src.size() || E > Src.size() || E < B) return "";
     return Src.substr(B, E - B);

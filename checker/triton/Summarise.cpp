@@ -457,8 +457,9 @@ struct Summariser {
   /// branch; its else and the rest of the body are unguarded).
   void guards(TSNode Body, Definition &D) {
     // Most bodies compare nothing with `==`: no walk, no map of every name.
+    if (D.Params.empty() || ts_node_is_null(Body)) return;
     uint32_t From = ts_node_start_byte(Body), To = ts_node_end_byte(Body);
-    if (D.Params.empty() || ts_node_is_null(Body) || To > Src.size() || To < From ||
+    if (To > Src.size() || To < From ||
         std::string_view(Src).substr(From, To - From).find("==") == std::string_view::npos)
       return;
     std::set<std::string> Ps;

@@ -43,6 +43,8 @@ TSNode field(TSNode N, const char *F) {
 /// The children of N in field F (a field can repeat: subscripts, imports).
 std::vector<TSNode> fieldKids(TSNode N, const char *F) {
   std::vector<TSNode> Out;
+  if (ts_node_is_null(N))
+    return Out;
   TSTreeCursor C = ts_tree_cursor_new(N);
   if (ts_tree_cursor_goto_first_child(&C)) {
     do {
