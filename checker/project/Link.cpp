@@ -13,6 +13,7 @@
 #include "project/Project.h"
 
 #include <algorithm>
+#include <cstring>
 
 namespace kvlint {
 namespace project {
@@ -50,6 +51,16 @@ void addUnique(std::vector<int> &V, int X) {
 
 } // namespace
 
+bool isTestDirName(const std::string &C) {
+  auto Ends = [&](const char *S) {
+    size_t N = strlen(S);
+    return C.size() > N && C.compare(C.size() - N, N, S) == 0;
+  };
+  return C == "test" || C == "tests" || C == "benchmark" || C == "benchmarks" ||
+         Ends("_test") || Ends("_tests") || Ends("_benchmark") || Ends("_benchmarks") ||
+         (C.size() > 5 && C.rfind("test_", 0) == 0) || (C.size() > 6 && C.rfind("tests_", 0) == 0);
+}
+
 bool isTestPath(const std::string &Rel) {
   size_t B = 0;
   for (;;) {
@@ -61,7 +72,7 @@ bool isTestPath(const std::string &Rel) {
         return true;
       return false;
     }
-    if (C == "test" || C == "tests" || C == "benchmark" || C == "benchmarks")
+    if (isTestDirName(C))
       return true;
     B = E + 1;
   }

@@ -56,8 +56,15 @@ struct ProjectConfig {
   bool PublicModulesAreApi = true;
 };
 
+/// A directory of tests or benchmarks, by its name: test, tests, benchmark,
+/// benchmarks, or a name that ends in one after `_` or starts with `test_`
+/// or `tests_` (aiter's `op_tests`, `triton_tests`, `op_benchmarks`;
+/// lmdeploy's `test_lmdeploy`). `testing` and `bench` are not: torch ships
+/// `torch.testing` as API.
+bool isTestDirName(const std::string &Name);
+
 /// A file of tests or benchmarks, by its path relative to the project root:
-/// a directory test, tests, benchmark or benchmarks, or a file test_*.py,
+/// one under a directory isTestDirName says is one, or a file test_*.py,
 /// *_test.py, conftest.py.
 bool isTestPath(const std::string &Rel);
 

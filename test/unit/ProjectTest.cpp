@@ -274,6 +274,12 @@ TEST(ProjectPaths, Tests) {
   EXPECT_TRUE(isTestPath("benchmark/x/y.py"));
   EXPECT_FALSE(isTestPath("pkg/testing.py"));
   EXPECT_FALSE(isTestPath("contest/a.py"));
+  EXPECT_TRUE(isTestPath("op_tests/triton_tests/utils/ref.py"));
+  EXPECT_TRUE(isTestPath("op_benchmarks/a.py"));
+  EXPECT_TRUE(isTestPath("test_lmdeploy/a.py"));
+  EXPECT_FALSE(isTestPath("pkg/testing/a.py"));
+  EXPECT_FALSE(isTestPath("pkg/latest/a.py"));
+  EXPECT_FALSE(isTestPath("pkg/test_/a.py"));
 }
 
 } // namespace

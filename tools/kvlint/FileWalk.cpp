@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include "kvlint/Pattern.h"
+#include "project/Project.h"
 
 namespace fs = std::filesystem;
 
@@ -96,9 +97,7 @@ std::string safeName(const std::string &P) {
   return !P.empty() && P[0] == '-' ? "./" + P : P;
 }
 
-bool isTestDir(const std::string &Name) {
-  return Name == "test" || Name == "tests" || Name == "benchmarks";
-}
+bool isTestDir(const std::string &Name) { return project::isTestDirName(Name); }
 
 void collect(const std::string &Input, const std::vector<std::string> &Excludes,
              std::vector<std::string> &Files, std::vector<FileNote> &Notes, WalkSkips &Skips) {
