@@ -217,7 +217,7 @@ Val FnLowerer::call(TSNode E) {
   if (!Q.empty() && Q.find('.') == std::string::npos && M.Jit.count(Q))
     return inlineCall(M.Jit[Q], E, ArgList);
 
-  // Method calls on values: x.to(...), x.cast? (others are opaque)
+  // Method calls on values: x.to(...), x.cast(...) (others are opaque)
   if (Q.empty() && is(Fn, "attribute")) {
     std::string Meth = M.text(field(Fn, "attribute"));
     Val Obj = expr(field(Fn, "object"));
@@ -227,7 +227,8 @@ Val FnLowerer::call(TSNode E) {
     if ((Meth == "load" || Meth == "store" || Meth.rfind("atomic_", 0) == 0) &&
         !A.PosN.empty() && (is(A.PosN[0], "list") || is(A.PosN[0], "tuple")))
       A.Pos[0] = widenCoords(A.Pos[0]);
-    if (Meth == "to") return cast(Obj, A.get(0, "dtype"), E);
+    // `x.cast(tl.int64)` is tl.cast as a tensor method, the same as x.to
+    if (Meth == "to" || Meth == "cast") return cast(Obj, A.get(0, "dtype"), E);
     if (Meth == "load") return memoryRead(Obj, E); // smem.load(layout), desc.load([...])
     if (Meth == "__getitem__" || Meth == "broadcast_to" || Meth == "reshape" ||
         Meth == "view" || Meth == "expand_dims" || Meth == "trans" || Meth == "permute")

@@ -316,7 +316,8 @@ struct Summariser {
     }
     TSNode Inner{};
     std::string Dt;
-    if (is(Fn, "attribute") && text(field(Fn, "attribute")) == "to") {
+    if (is(Fn, "attribute") &&
+        (text(field(Fn, "attribute")) == "to" || text(field(Fn, "attribute")) == "cast")) {
       Inner = field(Fn, "object");
       Dt = !Args.empty() ? text(Args[0]) : DtypeKw;
     } else if (dotted(Fn) == "tl.cast" || dotted(Fn) == "triton.language.cast") {

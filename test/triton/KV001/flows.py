@@ -64,6 +64,27 @@ def cast_before(cache_ptr, table_ptr, STRIDE: tl.constexpr):
     tl.store(cache_ptr + tl.cast(page, tl.int64) * STRIDE, 0)
 
 
+# Negative: the tensor method x.cast(tl.int64), then a loop over rows from
+# it (Liger's RMSNorm backward: `pid = tl.program_id(0).cast(tl.int64)`;
+# range() gives its bounds' promoted type).
+@triton.jit
+def cast_method(cache_ptr, table_ptr, n_rows, stride_page, BLOCK: tl.constexpr):
+    pid = tl.program_id(0).cast(tl.int64)
+    page = tl.load(table_ptr + pid).cast(tl.int64)
+    tl.store(cache_ptr + page * stride_page, 0)
+    for start in range(pid * BLOCK, n_rows, tl.num_programs(0) * BLOCK):
+        rows = start + tl.arange(0, BLOCK)
+        tl.store(cache_ptr + rows * stride_page, 0)
+
+
+# Positive: x.cast to a 32-bit type is no widening.
+@triton.jit
+def cast_method_narrow(cache_ptr, table_ptr, stride_page):
+    page = tl.load(table_ptr + tl.program_id(0)).cast(tl.int32)
+    # CHECK: flows.py:[[@LINE+1]]:26: warning: 32-bit signed product 'page * stride_page'
+    tl.store(cache_ptr + page * stride_page, 0)
+
+
 # Positive: 2-D broadcast idx[:, None] * stride.
 @triton.jit
 def broadcast_2d(cache_ptr, table_ptr, stride_page, BLOCK: tl.constexpr, DIM: tl.constexpr):
