@@ -316,15 +316,15 @@ struct Summariser {
     }
     TSNode Inner{};
     std::string Dt;
-    if (is(Fn, "attribute") &&
-        (text(field(Fn, "attribute")) == "to" || text(field(Fn, "attribute")) == "cast")) {
-      Inner = field(Fn, "object");
-      Dt = !Args.empty() ? text(Args[0]) : DtypeKw;
-    } else if (dotted(Fn) == "tl.cast" || dotted(Fn) == "triton.language.cast") {
+    if (dotted(Fn) == "tl.cast" || dotted(Fn) == "triton.language.cast") {
       if (Args.empty())
         return R;
       Inner = Args[0];
       Dt = Args.size() > 1 ? text(Args[1]) : DtypeKw;
+    } else if (is(Fn, "attribute") && (text(field(Fn, "attribute")) == "to" ||
+                                       text(field(Fn, "attribute")) == "cast")) {
+      Inner = field(Fn, "object"); // x.to(dtype), x.cast(dtype)
+      Dt = !Args.empty() ? text(Args[0]) : DtypeKw;
     } else if (isProgramId(dotted(Fn))) {
       if (Args.empty()) {
         R.Kind = Definition::Return::ProgramId; // axis 0

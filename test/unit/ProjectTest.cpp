@@ -233,6 +233,21 @@ TEST(ProjectProfile, ForwardOnlyFunction) {
   EXPECT_EQ(M.profile("/p/pkg/fn.py", "_k").Prof, Profile::Inference);
 }
 
+// The tensor method x.cast(dtype) is a cast, as x.to(dtype) and tl.cast(x, dtype) are.
+TEST(ProjectHelpers, CastMethodReturns) {
+  FileSummary S = summarisePython(
+      "/p/u.py", "import triton\nimport triton.language as tl\n"
+                 "@triton.jit\ndef pid64(axis):\n    return tl.program_id(axis).cast(tl.int64)\n"
+                 "@triton.jit\ndef w(x):\n    return x.cast(tl.uint32)\n");
+  ASSERT_EQ(S.Defs.size(), 2u);
+  using R = Definition::Return;
+  EXPECT_EQ(S.Defs[0].Ret.Kind, R::ProgramId);
+  EXPECT_EQ(S.Defs[0].Ret.Bits, 64u);
+  EXPECT_EQ(S.Defs[1].Ret.Kind, R::Cast);
+  EXPECT_EQ(S.Defs[1].Ret.Bits, 32u);
+  EXPECT_FALSE(S.Defs[1].Ret.Signed);
+}
+
 // What a helper returns (Definition::Ret), and which imported names denote one.
 TEST(ProjectHelpers, Returns) {
   FileSummary S = summarisePython(
