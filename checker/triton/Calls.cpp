@@ -80,13 +80,14 @@ void FnLowerer::bindParams(TSNode Def, const std::vector<Val> *Pos,
           N->Hint.Extent = X->second.first;
           N->Hint.Source = X->second.second;
         }
-        // the launcher's overflow check: the 32-bit code is the flag's false
-        // side (a flag this lowering does not fix to true)
+        // the launcher's overflow check, in the lowering that fixes the flag
+        // to the side where it passed (planFlags enumerates such flags; one
+        // left unfixed caps nothing: its code may run on either side)
         for (const auto &[Flag, G] : Launch->FlagGuards)
-          if (!(Fixed.count(Flag) && Fixed.at(Flag)) &&
-              std::count(G.first.begin(), G.first.end(), Name)) {
+          if (Fixed.count(Flag) && Fixed.at(Flag) == G.FitsWhenTrue &&
+              std::count(G.Ptrs.begin(), G.Ptrs.end(), Name)) {
             N->Hint.Extent = "2147483648";
-            N->Hint.Source = Flag + " is false only where " + G.second;
+            N->Hint.Source = Flag + (G.FitsWhenTrue ? " is true" : " is false") + " only where " + G.Why;
           }
       } else if (N->K == Kind::Param || N->K == Kind::Symbolic) {
         auto H = Launch->Params.find(Name);

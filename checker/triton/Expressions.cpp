@@ -348,6 +348,10 @@ Val FnLowerer::exprImpl(TSNode E) {
 }
 
 Val FnLowerer::select(const Node *C, const Val &A, const Val &B, TSNode At) {
+  // a constexpr condition picks its side (`tl.int64 if UPCAST else tl.int32`
+  // in a lowering that fixes UPCAST)
+  int64_t CV;
+  if (C && constOf(C, CV)) return CV ? A : B;
   if (!A.isNode() || !B.isNode()) return A.isNode() ? A : B;
   IntTy T = promote(A.Nd, B.Nd);
   if (A.Nd->Ty.Pointer) T = A.Nd->Ty;

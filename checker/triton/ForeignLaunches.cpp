@@ -78,11 +78,11 @@ LaunchFacts join(const LaunchFacts &X, const LaunchFacts &Y) {
   }
   for (const auto &[Flag, G] : X.FlagGuards) {
     auto It = Y.FlagGuards.find(Flag);
-    if (It == Y.FlagGuards.end()) continue;
+    if (It == Y.FlagGuards.end() || It->second.FitsWhenTrue != G.FitsWhenTrue) continue;
     std::vector<std::string> Both;
-    for (const std::string &P : G.first)
-      if (std::count(It->second.first.begin(), It->second.first.end(), P)) Both.push_back(P);
-    if (!Both.empty()) J.FlagGuards[Flag] = {Both, G.second + "; " + It->second.second};
+    for (const std::string &P : G.Ptrs)
+      if (std::count(It->second.Ptrs.begin(), It->second.Ptrs.end(), P)) Both.push_back(P);
+    if (!Both.empty()) J.FlagGuards[Flag] = {Both, G.Why + "; " + It->second.Why, G.FitsWhenTrue};
   }
   for (unsigned Ax = 0; Ax < 3; ++Ax) {
     J.Axis[Ax] = joinHint(X.Axis[Ax], Y.Axis[Ax]);

@@ -233,10 +233,7 @@ ArgFact Launcher::argFact(const Site &St, const KParam &P, size_t Index) {
   } else {
     return F; // autotuned, or a launch that does not run
   }
-  if (S && is(stripParens(A), "call") && overflowCheck(A, S, F.Checks, 0)) {
-    F.CheckText = M.text(stripParens(A));
-    return F;
-  }
+  if (S && checkedFlag(A, S, F)) return F;
   Rng R;
   if (!is(stripParens(A), "true") && !is(stripParens(A), "false") && constRange(A, S, R, 0)) {
     F.K = ArgFact::Const;
@@ -402,7 +399,8 @@ void Launcher::run() {
       // false, every offset into the pointers those tensors are passed to
       // fits 32 bits.
       bool AllChecks = !Fs[0].Checks.empty();
-      for (const ArgFact &F : Fs) AllChecks &= !F.Checks.empty();
+      for (const ArgFact &F : Fs)
+        AllChecks &= !F.Checks.empty() && F.FitsWhenTrue == Fs[0].FitsWhenTrue;
       if (AllChecks) {
         std::vector<std::string> Guarded;
         for (size_t J = 0; J < Ps.size(); ++J) {
@@ -417,8 +415,11 @@ void Launcher::run() {
           if (Every) Guarded.push_back(Ps[J].Name);
         }
         if (!Guarded.empty())
-          LF.FlagGuards[Ps[I].Name] = {Guarded, "'" + Fs[0].CheckText +
-                                                    "' finds every offset below 2^31 (" + Src + ")"};
+          LF.FlagGuards[Ps[I].Name] = {Guarded,
+                                       "'" + Fs[0].CheckText +
+                                           (Fs[0].CheckIsCall ? "' finds" : "' says") +
+                                           " every offset below 2^31 (" + Src + ")",
+                                       Fs[0].FitsWhenTrue};
       }
     }
     // Grids: every site's grid must be seen.

@@ -561,8 +561,60 @@ std::vector<std::string> Launcher::contiguousSizes(const std::string &X, const S
 /// (ValueHint::Shape; a constant or a name the envelope maps): names like
 /// `K` (a head dim in attention, the reduction of a matmul) made more
 /// findings than they removed (docs/precision.md).
+/// `x.stride(i)` or `x.stride()[i]` with a literal i: x and i.
+bool Launcher::strideCall(TSNode A, std::string &Obj, int64_t &Dim, TSNode *ObjN) {
+  A = stripParens(A);
+  TSNode O{}, IdxN{};
+  if (is(A, "call")) {
+    TSNode Fn = field(A, "function");
+    std::vector<TSNode> As = kids(field(A, "arguments"));
+    if (!is(Fn, "attribute") || M.text(field(Fn, "attribute")) != "stride" || As.size() != 1)
+      return false;
+    O = field(Fn, "object");
+    IdxN = As[0];
+  } else if (is(A, "subscript")) {
+    TSNode V = stripParens(field(A, "value"));
+    std::vector<TSNode> Subs = fieldKids(A, "subscript");
+    if (!is(V, "call") || Subs.size() != 1) return false;
+    TSNode Fn = field(V, "function");
+    if (!is(Fn, "attribute") || M.text(field(Fn, "attribute")) != "stride" ||
+        !kids(field(V, "arguments")).empty())
+      return false;
+    O = field(Fn, "object");
+    IdxN = Subs[0];
+  } else {
+    return false;
+  }
+  Rng I;
+  if (!is(O, "identifier") || !constRange(IdxN, nullptr, I, 0) || I.Lo != I.Hi) return false;
+  Obj = M.text(O);
+  Dim = I.Lo;
+  if (ObjN) *ObjN = O;
+  return true;
+}
+
 std::string Launcher::strideOf(TSNode A, const Scope *S) {
   A = stripParens(A);
+  // asserted above the launch: `assert x.stride(-1) == 1`
+  {
+    std::string O;
+    int64_t Dim;
+    TSNode ObjN{};
+    if (strideCall(A, O, Dim, &ObjN)) {
+      int Rank = -1;
+      for (const Scope *Y = S; Y; Y = Y->Parent)
+        for (const auto &[Key, At] : Y->UnitStride) {
+          if (Key.first != O || At >= SiteAt) continue;
+          if (Key.second == Dim) return "1";
+          if ((Key.second < 0) != (Dim < 0)) { // -1 against rank - 1
+            if (Rank < 0) Rank = rankOf(ObjN, S);
+            if (Rank > 0 && (Key.second < 0 ? Key.second + Rank : Key.second) ==
+                                (Dim < 0 ? Dim + Rank : Dim))
+              return "1";
+          }
+        }
+    }
+  }
   TSNode Obj{}, IdxN{};
   if (is(A, "call")) {
     TSNode Fn = field(A, "function");
@@ -674,96 +726,6 @@ ArgFact Launcher::splatFact(TSNode Splat, int I, const Scope *S) {
     }
   }
   return F;
-}
-
-/// 2^31 - 1 or 2^31 (`(1 << 31) - 1`, `2**31`, a local bound to one), or
-/// `torch.iinfo(torch.int32).max`.
-bool Launcher::int32Max(TSNode E, const Scope *S) {
-  E = stripParens(E);
-  if (M.text(E).find("iinfo(torch.int32).max") != std::string::npos) return true;
-  Rng R;
-  return constRange(E, S, R, 0) && R.Lo == R.Hi &&
-         (R.Lo == int64_t(INT32_MAX) || R.Lo == int64_t(INT32_MAX) + 1);
-}
-
-/// Whether E, in the body of a plain function, is true exactly when some
-/// offset passes 32 bits: `off > max_int32` (or `>=`), `any(g(t) for t in
-/// args)` or `g(a) or g(b)` of such functions g.
-bool Launcher::overflowTest(TSNode E, const Scope *Body, unsigned D) {
-  E = stripParens(E);
-  if (D > 3 || !budget()) return false;
-  if (is(E, "comparison_operator")) {
-    std::vector<TSNode> Ks = kids(E);
-    std::string Op = comparisonOp(E);
-    return Ks.size() == 2 && (Op == ">" || Op == ">=") && int32Max(Ks[1], Body);
-  }
-  if (is(E, "boolean_operator"))
-    return M.text(field(E, "operator")) == "or" && overflowTest(field(E, "left"), Body, D + 1) &&
-           overflowTest(field(E, "right"), Body, D + 1);
-  if (is(E, "call")) {
-    std::string Fn = M.text(field(E, "function"));
-    TSNode Args = field(E, "arguments");
-    std::vector<TSNode> As = is(Args, "generator_expression") ? std::vector<TSNode>{Args} : kids(Args);
-    if (Fn == "any" && As.size() == 1 && is(As[0], "generator_expression")) {
-      TSNode Body2 = field(As[0], "body");
-      // `t is not None and g(t)`: the test is the last operand
-      while (is(stripParens(Body2), "boolean_operator") &&
-             M.text(field(stripParens(Body2), "operator")) == "and")
-        Body2 = field(stripParens(Body2), "right");
-      return overflowTest(Body2, Body, D + 1);
-    }
-    std::vector<std::string> Ignored;
-    return overflowCheck(E, nullptr, Ignored, D + 1);
-  }
-  return false;
-}
-
-/// A call of a plain function of this module whose every `return` is an
-/// overflow test of its arguments (aiter's `should_upcast_indices(x, w, y)`
-/// over `can_overflow_int32`, which sums each tensor's (size - 1) * stride
-/// and compares it with 2^31 - 1): Tensors are the arguments it checks.
-bool Launcher::overflowCheck(TSNode Call, const Scope *S, std::vector<std::string> &Tensors,
-                             unsigned D) {
-  Call = stripParens(Call);
-  if (D > 3 || !is(Call, "call") || !is(field(Call, "function"), "identifier")) return false;
-  auto Def = M.PlainDefs.find(M.text(field(Call, "function")));
-  if (Def == M.PlainDefs.end()) return false;
-  // the function's own scope: its locals (`max_int32 = (1 << 31) - 1`)
-  const Scope *Body = nullptr;
-  for (const Scope &X : Scopes)
-    if (ts_node_start_byte(X.Def) == ts_node_start_byte(Def->second)) Body = &X;
-  if (!Body) {
-    if (Scopes.size() > 4096) return false;
-    size_t At = Scopes.size();
-    indexScope(Def->second, nullptr, 0);
-    if (Scopes.size() == At) return false;
-    Body = &Scopes[At];
-  }
-  std::vector<TSNode> Returns;
-  std::vector<TSNode> Work = {field(Def->second, "body")};
-  for (unsigned Steps = 0; !Work.empty() && Steps < 2000; ++Steps) {
-    TSNode N = Work.back();
-    Work.pop_back();
-    if (is(N, "function_definition") || is(N, "lambda")) continue;
-    if (is(N, "return_statement")) {
-      std::vector<TSNode> Ks = kids(N);
-      if (Ks.empty()) return false; // a bare return: None
-      Returns.push_back(Ks[0]);
-      continue;
-    }
-    for (TSNode K : kids(N)) Work.push_back(K);
-  }
-  if (Returns.empty()) return false;
-  for (TSNode R : Returns)
-    if (!overflowTest(R, Body, D)) return false;
-  if (S) {
-    Tensors.clear();
-    for (TSNode A : kids(field(Call, "arguments"))) {
-      if (!is(stripParens(A), "identifier")) return false;
-      Tensors.push_back(M.text(stripParens(A)));
-    }
-  }
-  return true;
 }
 
 } // namespace launch

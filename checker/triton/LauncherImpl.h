@@ -8,6 +8,7 @@
 //   LauncherEval.cpp    evaluation of host code: constants, names, dtypes,
 //                       the sizes and strides of tensors the launcher shows;
 //   LauncherGrids.cpp   what a launch's grid says about tl.program_id;
+//   LauncherChecks.cpp  overflow checks that pick the kernel's index width;
 //   Launcher.cpp        the sites, the facts per parameter, and the entry
 //                       points (collectLaunchFacts, foreign launches).
 //
@@ -66,6 +67,8 @@ struct Scope {
   /// range a launcher asserts for a local or a parameter.
   std::map<std::string, std::pair<Rng, uint32_t>> Asserted; ///< range, where
   std::set<std::string> Contiguous; ///< `assert x.is_contiguous()`
+  /// `assert x.stride(-1) == 1`: (tensor, dimension as written) -> where
+  std::map<std::pair<std::string, int64_t>, uint32_t> UnitStride;
   /// `if T <= 4096: k[grid](...)`: what a branch's condition says of a name,
   /// for the launches in [Begin, End) (the branch; after an `if` whose body
   /// returns or raises, the rest of the block, under the negation).
@@ -126,7 +129,9 @@ struct ArgFact {
   /// w, y)`, overflowCheck): false only when every offset into each fits 32
   /// bits.
   std::vector<std::string> Checks;
-  std::string CheckText; ///< the call, for messages
+  bool FitsWhenTrue = false; ///< the check is true where every offset fits
+  bool CheckIsCall = false;  ///< a helper's call, not a comparison
+  std::string CheckText;     ///< the call or comparison, for messages
 };
 
 class Launcher {
@@ -183,6 +188,7 @@ private:
   std::string valueName(TSNode E, const Scope *S, unsigned D);
   std::string productNames(TSNode E, const Scope *S);
   std::string strideOf(TSNode A, const Scope *S);
+  bool strideCall(TSNode A, std::string &Obj, int64_t &Dim, TSNode *ObjN = nullptr);
   std::vector<std::string> contiguousSizes(const std::string &X, const Scope *S, unsigned D);
   bool shapeIndex(TSNode E, std::string &Obj, int64_t &Idx);
   IntTy torchDtype(TSNode E);
@@ -215,6 +221,10 @@ private:
   bool dictLiteral(TSNode D, std::map<std::string, TSNode> &Out);
   ArgFact argFact(const Site &St, const KParam &P, size_t Index);
   bool overflowCheck(TSNode Call, const Scope *S, std::vector<std::string> &Tensors, unsigned D);
+  bool checkedFlag(TSNode A, const Scope *S, ArgFact &F);
+  int sizeTest(TSNode E, const Scope *S, std::vector<std::string> &Tensors, unsigned D);
+  void measuredTensors(TSNode E, const Scope *S, std::vector<std::string> &Tensors, unsigned D);
+  void aliasesInBlock(TSNode V, std::vector<std::string> &Measured);
   bool overflowTest(TSNode E, const Scope *Body, unsigned D);
   bool int32Max(TSNode E, const Scope *S);
   int rankOf(TSNode Obj, const Scope *S);

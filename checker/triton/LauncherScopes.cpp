@@ -113,6 +113,19 @@ void Launcher::assertFacts(Scope &S, TSNode C, unsigned D) {
   std::vector<TSNode> Ks = kids(C);
   TSNode L = stripParens(Ks[0]), R = stripParens(Ks[1]);
   uint32_t At = ts_node_start_byte(C);
+  if (Op == "==") { // assert x.stride(-1) == 1 (or mirrored)
+    std::string Obj;
+    int64_t Dim;
+    Rng One;
+    for (int Side = 0; Side < 2; ++Side) {
+      TSNode St = Side ? R : L, Cn = Side ? L : R;
+      if (strideCall(St, Obj, Dim) && constRange(Cn, nullptr, One, 0) && One.Lo == 1 &&
+          One.Hi == 1) {
+        S.UnitStride[{Obj, Dim}] = At;
+        return;
+      }
+    }
+  }
   auto IsProduct = [&](TSNode N) {
     return is(N, "binary_operator") && M.text(field(N, "operator")) == "*";
   };

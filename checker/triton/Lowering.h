@@ -141,11 +141,18 @@ struct LaunchFacts {
   /// pointer parameter -> (the sizes of the contiguous tensor every site
   /// passes, "M*N/128"; where the sites are): ValueHint::Extent
   std::map<std::string, std::pair<std::string, std::string>> Extent;
-  /// constexpr flag -> (the pointer parameters every site passes tensors an
-  /// overflow check of theirs decides the flag by, `UPCAST_INDICES=
-  /// should_upcast_indices(x, w, y)`; where): in the flag's false
-  /// specialization every offset into them fits 32 bits.
-  std::map<std::string, std::pair<std::vector<std::string>, std::string>> FlagGuards;
+  /// A constexpr flag every site decides by an overflow check of the tensors
+  /// it passes to Ptrs: `UPCAST_INDICES=should_upcast_indices(x, w, y)`,
+  /// `use_64_indexing=(k.stride(0) * N >= 1 << 31 or ...)` (true where an
+  /// offset may pass 2^31), `USE_BUFFER_LOAD=cache_bytes < MAX_BYTES` (true
+  /// where every offset fits: FitsWhenTrue). In the specialization where the
+  /// check passed, every offset into those pointers fits 32 bits.
+  struct FlagGuard {
+    std::vector<std::string> Ptrs;
+    std::string Why; ///< for messages: the check and where the sites are
+    bool FitsWhenTrue = false;
+  };
+  std::map<std::string, FlagGuard> FlagGuards;
   ValueHint Axis[3];                        ///< tl.program_id(axis) -> grid fact
   std::vector<CheckedProduct> Checked;      ///< products every site's asserts bound
 };

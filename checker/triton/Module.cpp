@@ -223,6 +223,18 @@ FlagPlan planFlags(const Module &M, const JitFn &J) {
   }
   FlagPlan Plan;
   std::set<std::string> Seen;
+  // A flag the launcher decides by an overflow check (LaunchFacts::FlagGuards)
+  // is enumerated first, whatever the body does with it (`tl.int64 if FLAG
+  // else tl.int32`, `if A_LARGE or B_LARGE:`): the check caps the tensors
+  // only in the lowering where the flag says it passed (Calls.cpp), and a
+  // lowering that joins both sides would mix the 64-bit values of one with
+  // the 32-bit code of the other.
+  auto L = M.Launches.find(ts_node_start_byte(J.Def));
+  if (L != M.Launches.end())
+    for (const auto &G : L->second.FlagGuards)
+      if (Constexprs.count(G.first) && Plan.Value.size() < MaxValueFlags &&
+          Seen.insert(G.first).second)
+        Plan.Value.push_back(G.first);
   walk(field(J.Def, "body"), [&](TSNode N) {
     if (!is(N, "if_statement") && !is(N, "elif_clause")) return;
     TSNode C = field(N, "condition");

@@ -8,6 +8,13 @@
 # decides the flag itself). Positives beside it: a tensor the
 # check was not given, a check of the other polarity (true when it fits), a
 # bound that is not int32's, and a launch that passes the flag as a constant.
+# The check may also be written at the launch (aiter's lean attention:
+# `use_64_indexing=(k.stride(0) * N >= (1 << 31) or ...)`) or bound to a
+# local that is true where the tensors fit (aiter's sparse decode:
+# `use_buffer_load = cache_bytes < MAX_BYTES`, cache_bytes measured in each
+# branch): the tensors it measures are the checked ones, on the side where
+# it passed. Positives: a tensor only one branch measures, and a flag true
+# where it fits passed to a kernel that narrows on its false side.
 # RUN: %if kvlint %{ not %kvlint --checks=KV001 %s | FileCheck %s --implicit-check-not=warning: %}
 # RUN: %if kvlint %{ not %kvlint --checks=KV001 --level=latent %s | FileCheck %s --check-prefix=LATENT %}
 import torch
@@ -113,3 +120,95 @@ def constant_flag(Y, stride_ym, BLOCK: tl.constexpr, WIDE: tl.constexpr):
 def constant(y, num_tokens):
     # Positive: the flag is off whatever the sizes.
     constant_flag[(num_tokens,)](y, y.stride(0), BLOCK=64, WIDE=False)
+
+
+@triton.jit
+def inline_check(O, K, S, stride_km, stride_sm, BLOCK: tl.constexpr, WIDE: tl.constexpr):
+    pid = tl.program_id(0)
+    o = tl.arange(0, BLOCK)
+    if WIDE:
+        row = pid.to(tl.int64)
+    else:
+        row = pid
+    # Negative: k and o are measured by the comparison at the launch.
+    # LATENT: overflow-check.py:[[@LINE+2]]:{{[0-9]+}}: warning: 32-bit signed product 'row * stride_km' {{.*}} only beyond
+    # LATENT: note: 'K' points to a tensor of at most 2,147,483,648 elements (WIDE is false only where 'k.stride(0) * n_ctx >= (1 << 31) or o.stride(0) * n_ctx >= (1 << 31)' says every offset below 2^31 (launch at overflow-check.py:[[#@LINE+9]]))
+    x = tl.load(K + row * stride_km + o)
+    # Positive: s is not.
+    # CHECK: overflow-check.py:[[@LINE+1]]:{{[0-9]+}}: warning: 32-bit signed product 'row * stride_sm'
+    x *= tl.load(S + row * stride_sm + o)
+    tl.store(O + row * stride_km + o, x)
+
+
+def inline(o, k, s, n_ctx):
+    inline_check[(n_ctx,)](o, k, s, k.stride(0), s.stride(0), BLOCK=64,
+                           WIDE=(k.stride(0) * n_ctx >= (1 << 31) or o.stride(0) * n_ctx >= (1 << 31)))
+
+
+def bytes_of(t):
+    return t.numel() * t.element_size()
+
+
+@triton.jit
+def fits_flag(C, E, stride_cm, stride_em, BLOCK: tl.constexpr, NARROW: tl.constexpr):
+    pid = tl.program_id(0)
+    o = tl.arange(0, BLOCK)
+    if NARROW:
+        row = pid
+    else:
+        row = pid.to(tl.int64)
+    # Negative: every branch measured the cache.
+    # LATENT: overflow-check.py:[[@LINE+2]]:{{[0-9]+}}: warning: 32-bit signed product 'row * stride_cm' {{.*}} only beyond
+    # LATENT: note: 'C' points to a tensor of at most 2,147,483,648 elements (NARROW is true only where 'cache_bytes < MAX_BYTES' says every offset below 2^31
+    x = tl.load(C + row * stride_cm + o)
+    # Positive: only one branch measured extra.
+    # CHECK: overflow-check.py:[[@LINE+1]]:{{[0-9]+}}: warning: 32-bit signed product 'row * stride_em'
+    tl.store(E + row * stride_em + o, x)
+
+
+def fits(cache, extra, num_slots, two):
+    MAX_BYTES = 2**31 - 1
+    if two:
+        cache_bytes = max(bytes_of(cache), bytes_of(extra))
+    else:
+        cache_bytes = bytes_of(cache)
+    narrow = cache_bytes < MAX_BYTES
+    fits_flag[(num_slots,)](cache, extra, cache.stride(0), extra.stride(0), BLOCK=64, NARROW=narrow)
+
+
+@triton.jit
+def fits_flag_inverted(C, stride_cm, BLOCK: tl.constexpr, NARROW: tl.constexpr):
+    pid = tl.program_id(0)
+    o = tl.arange(0, BLOCK)
+    if NARROW:
+        row = pid.to(tl.int64)
+    else:
+        row = pid
+    # Positive: the 32-bit side is the one where the cache does not fit.
+    # CHECK: overflow-check.py:[[@LINE+1]]:{{[0-9]+}}: warning: 32-bit signed product 'row * stride_cm'
+    tl.store(C + row * stride_cm + o, 0)
+
+
+def inverted(cache, num_slots):
+    fits_flag_inverted[(num_slots,)](cache, cache.stride(0), BLOCK=64,
+                                     NARROW=bytes_of(cache) < 2**31 - 1)
+
+
+@triton.jit
+def before_the_switch(A, C, stride_ab, stride_cb, M, BLOCK: tl.constexpr, A_LARGE: tl.constexpr,
+                      C_LARGE: tl.constexpr):
+    pid_b = tl.program_id(0)
+    # Positive: the batch offset is 32-bit on both sides of the checks (vLLM's
+    # batch-invariant bmm); where A is large it wraps.
+    # CHECK: overflow-check.py:[[@LINE+1]]:{{[0-9]+}}: warning: 32-bit signed product 'pid_b * stride_ab'
+    a = A + pid_b * stride_ab
+    c = C + pid_b * stride_cb
+    offs = tl.program_id(1) * BLOCK + tl.arange(0, BLOCK)
+    if A_LARGE or C_LARGE:
+        offs = offs.to(tl.int64)
+    tl.store(c + offs, tl.load(a + offs, mask=offs < M), mask=offs < M)
+
+
+def bmm(a, c, B, M):
+    before_the_switch[(B, triton.cdiv(M, 64))](a, c, a.stride(0), c.stride(0), M, BLOCK=64,
+                                               A_LARGE=a.numel() > 2**31, C_LARGE=c.numel() > 2**31)
