@@ -476,6 +476,28 @@ private:
     return VD->hasLocalStorage() && fixedArray(VD->getType());
   }
 
+  /// A local reference or pointer whose initializer is `__shared__` memory
+  /// through casts, `*` and `&` (`*reinterpret_cast<SharedStorage *>(smem)`).
+  static bool overShared(const VarDecl *VD) {
+    if (!VD || !VD->hasLocalStorage() || !VD->getInit() ||
+        !(VD->getType()->isReferenceType() || VD->getType()->isPointerType()))
+      return false;
+    const Expr *X = VD->getInit();
+    for (unsigned I = 0; X && I < 8; ++I) {
+      X = X->IgnoreParenImpCasts();
+      if (const auto *C = dyn_cast<ExplicitCastExpr>(X))
+        X = C->getSubExpr();
+      else if (const auto *U = dyn_cast<UnaryOperator>(X))
+        X = U->getOpcode() == UO_Deref || U->getOpcode() == UO_AddrOf ? U->getSubExpr() : nullptr;
+      else if (const auto *DR = dyn_cast<DeclRefExpr>(X)) {
+        const auto *V = dyn_cast<VarDecl>(DR->getDecl());
+        return V && V->hasAttr<CUDASharedAttr>();
+      } else
+        return false;
+    }
+    return false;
+  }
+
   /// An array whose extent is a compile-time constant, known or given by a
   /// template (`float acc[MMAS_M][4]`): registers, shared memory or a
   /// member of a small struct, never 2^31 elements.
@@ -776,7 +798,16 @@ private:
     if (Ctxt == AccessKind::Address)
       return Addr;
     std::string Name = P ? P->Name : "";
-    return load(Addr, E->getType(), E, Name);
+    Node *L = load(Addr, E->getType(), E, Name);
+    // A row of an on-chip multi-dimensional array (`rows[g]` of `float
+    // rows[4][256]`, or of a struct over shared memory whose type a template
+    // leaves dependent) is on chip too; a pointer read from an on-chip array
+    // of pointers (`const T *ptrs[ngpus]`, dependent or not) is not.
+    QualType RT = E->getType();
+    if (P && P->OnChip &&
+        (RT->isArrayType() || (RT->isDependentType() && !RT->isPointerType())))
+      L->OnChip = true;
+    return L;
   }
 
   const Node *member(const Expr *Base, const std::string &Field, bool Arrow, const Expr *E,
@@ -820,8 +851,13 @@ private:
       N->Name = Field;
     N->Object = Object;
     // An array member of constant extent (`smem.state` of a struct laid
-    // over shared memory) holds what a struct holds, far below 2^31.
+    // over shared memory) holds what a struct holds, far below 2^31; so does
+    // any member of a struct laid over shared memory (`SharedStorage &storage
+    // = *reinterpret_cast<SharedStorage *>(smem_buf)`), whose type a template
+    // may leave dependent.
     N->OnChip = fixedArray(E->getType());
+    if (const auto *DR = dyn_cast<DeclRefExpr>(B))
+      N->OnChip |= overShared(dyn_cast<VarDecl>(DR->getDecl()));
     return N;
   }
 

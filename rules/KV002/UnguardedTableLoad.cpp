@@ -655,6 +655,16 @@ struct UnguardedTableLoad::Check {
     return Why;
   }
 
+  /// A base in shared memory or registers (`storage.amax_scratch[g][row]`
+  /// of a struct over the shared buffer, a row of a fixed-size 2-D array):
+  /// scratch of one CTA, never a block table the scheduler fills.
+  static bool onChip(const Node *SB) {
+    if (!SB)
+      return false;
+    const Node *B = addressBase(SB);
+    return SB->OnChip || (B && B->OnChip);
+  }
+
   void run() {
     for (const Access &A : F.Accesses) {
       if (A.AK != AccessKind::Load || !A.Addr)
@@ -708,7 +718,7 @@ struct UnguardedTableLoad::Check {
                            (!SB->Object.empty() || Member(SB->Name) || Member(SB->Text))));
       bool Returned = SB && (SB->K == Kind::Call || SB->K == Kind::Load);
       bool Evidence = TableNamed || CSR || Field || Returned;
-      if (!Evidence)
+      if (!Evidence || onChip(SB))
         continue;
 
       std::vector<std::pair<const Node *, bool>> As;

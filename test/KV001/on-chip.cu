@@ -101,3 +101,17 @@ __global__ void global_member(GlobalView v, const int *block_table) {
   // CHECK: on-chip.cu:[[@LINE+1]]:11: warning: 32-bit signed product 'page * v.page_stride' is used as a memory offset and wraps past 2^31 in the training profile: 'page' <= 8,388,607 ('block_table' is an entry of a table named like it: below Envelope.KvPages = 8,388,608) times 'v.page_stride' <= 16,384 ('page_stride' is named like it: Envelope.Stride = 16,384); widen 'page' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
   v.cache[page * v.page_stride] = 0.f;             // positive: a struct's pointer into global memory
 }
+
+// A pointer read from a register array of pointers points into global memory
+// (aiter's custom all-reduce: `const T *ptrs[ngpus]`, a dependent type in the
+// template); a row of a 2-D shared array is on the chip.
+template <typename T, int ngpus>
+__global__ void gathered(T *out, T *const *bufs, const int *block_table, int page_stride) {
+  const T *ptrs[ngpus];
+  __shared__ float rows[4][1024];
+  for (int g = 0; g < ngpus; ++g)
+    ptrs[g] = bufs[g];
+  const int page = block_table[blockIdx.x];
+  // CHECK: on-chip.cu:[[@LINE+1]]:{{[0-9]+}}: warning: 32-bit signed product 'page * page_stride'
+  out[threadIdx.x] = ptrs[threadIdx.y][page * page_stride] + rows[threadIdx.y][page * page_stride];
+}
