@@ -123,6 +123,10 @@ const DimSpec Specs[] = {
      "one size of a multi-dimensional tensor the host allocates, when its name says nothing "
      "(a matrix's N, a reduction's K): no such size passes the tokens of a step or a vocab; "
      "bounds the extent of the allocation, never an index"},
+    {"RotaryTable", 603979776, "$^",
+     "a RoPE cos/sin or frequency table, [positions, rotary_dim] (or gathered per token, "
+     "[tokens, rotary_dim] per section): 1M positions x 576 (MLA's 512 + 64, the widest "
+     "head); what KV001's RotaryTablePattern names caps every offset into it"},
     {"Loaded", 131072, "$^",
      "an index loaded from a table no name explains: a token, row or chunk index (KV tables "
      "are named: block tables, slot mappings, kv indices)"},

@@ -39,6 +39,13 @@ std::vector<OptionSpec> NarrowedIndexOverflow::options() const {
        "a member), or of the object a member belongs to (smem in smem.state), that point into "
        "shared memory, where the array is declared out of sight: offsets into them are bounded "
        "by the CTA's shared memory and not reported"},
+      {"RotaryTablePattern",
+       "^(cos|sin)(_|$)|_(cos|sin)(_|$)|^cos_?sin|^freqs?(_|$)|_freqs?(_|$)|inv_?freq|"
+       "rope_?cache|rotary_?(cache|emb|table)",
+       "regex (case-insensitive) of pointer parameters that address a RoPE cos/sin or "
+       "frequency table ([positions, rotary_dim]): an offset into one is below "
+       "Envelope.RotaryTable, so a product in it is reported only at the latent level, "
+       "with a note"},
       {"OffsetSinkPattern", "offset|_off$|^off_|ofst",
        "regex (case-insensitive) of arrays that hold offsets for later addressing (a "
        "prefetched `kv_offset[j] = page * stride_page`): the value stored there is checked "
@@ -52,6 +59,8 @@ void NarrowedIndexOverflow::configure(const Options &O) {
   TableRe = optRegex(O, "TableBasePattern");
   OnChipRe = optRegex(O, "OnChipPattern");
   HasOnChip = !opt(O, "OnChipPattern").empty();
+  RotaryRe = optRegex(O, "RotaryTablePattern");
+  HasRotary = !opt(O, "RotaryTablePattern").empty();
   SinkRe = optRegex(O, "OffsetSinkPattern");
   HasSink = !opt(O, "OffsetSinkPattern").empty();
   DependentLoadBits = optInt(O, "DependentLoadBits");
@@ -124,6 +133,7 @@ struct NarrowedIndexOverflow::Walk {
   /// elements (Bounds::extentOf of CapBase), when CapBase is set.
   Bound Cap;
   const Node *CapBase = nullptr;
+  std::string CapWhy; ///< where Cap comes from, for the note
 
   /// Where the product wraps: in the kernel's profile, or only beyond it.
   std::string where(bool AtLatent) const {
@@ -569,7 +579,7 @@ struct NarrowedIndexOverflow::Walk {
                           quote(CapBase) + " points to a tensor of at most " +
                                        withCommas(Cap.Hi) + " elements" +
                                        (Cap.Exact ? std::string() : ", " + Cap.Why) + " (" +
-                                       CapBase->Hint.Source +
+                                       CapWhy +
                                        "): an offset into it stays below 2^31 unless it is out "
                                        "of bounds"});
     if (!ProfWhy.empty())
@@ -607,6 +617,12 @@ struct NarrowedIndexOverflow::Walk {
     }
   }
 };
+
+// A pointer parameter named like a RoPE cos/sin or frequency table.
+bool NarrowedIndexOverflow::rotaryTable(const Node *P) const {
+  return HasRotary && P && P->K == Kind::Param && !P->Name.empty() &&
+         RotaryRe.search(leafName(P->Name));
+}
 
 // A name on the way from the address to its base (the pointer, a local
 // holding it, an accessor returning it) that says it is shared memory.
@@ -675,7 +691,7 @@ void NarrowedIndexOverflow::run(const Function &F, std::vector<Finding> &Out) co
   std::vector<const Node *> CapOf;
   for (const Access &A : F.Accesses) {
     const Node *P = pointerParam(A.Addr);
-    if (P && !P->Hint.Extent.empty()) {
+    if (P && (!P->Hint.Extent.empty() || rotaryTable(P))) {
       Capped.push_back(&A);
       CapOf.push_back(P);
     } else {
@@ -694,6 +710,13 @@ void NarrowedIndexOverflow::run(const Function &F, std::vector<Finding> &Out) co
     if (I >= FirstCapped) {
       W.CapBase = CapOf[I - FirstCapped];
       W.Cap = W.In.extentOf(W.CapBase);
+      W.CapWhy = W.CapBase->Hint.Source;
+      if (W.CapBase->Hint.Extent.empty()) { // a RoPE table, by its name
+        W.Cap = Bound();
+        W.Cap.Hi = E.bound(*E.byKey("RotaryTable"), false);
+        W.Cap.Exact = true;
+        W.CapWhy = "named like a RoPE cos/sin table: Envelope.RotaryTable";
+      }
     }
     // An offset computed here and addressed later, through an array of
     // offsets (registers, most often): the stored value is an offset too.

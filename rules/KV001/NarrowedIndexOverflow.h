@@ -30,9 +30,10 @@ public:
 private:
   struct Walk;
   bool namedOnChip(const Node *Addr) const;
+  bool rotaryTable(const Node *P) const;
 
-  Pattern TableRe, SafeRe, OnChipRe, SinkRe;
-  bool HasSafe = false, HasOnChip = false, HasSink = false;
+  Pattern TableRe, SafeRe, OnChipRe, SinkRe, RotaryRe;
+  bool HasSafe = false, HasOnChip = false, HasSink = false, HasRotary = false;
   bool Latent = false;
   int64_t DependentLoadBits = 32;
   int64_t DependentMemberBits = 32;
