@@ -212,3 +212,26 @@ def before_the_switch(A, C, stride_ab, stride_cb, M, BLOCK: tl.constexpr, A_LARG
 def bmm(a, c, B, M):
     before_the_switch[(B, triton.cdiv(M, 64))](a, c, a.stride(0), c.stride(0), M, BLOCK=64,
                                                A_LARGE=a.numel() > 2**31, C_LARGE=c.numel() > 2**31)
+
+
+@triton.jit
+def fits_aliased(C, E, stride_cm, stride_em, BLOCK: tl.constexpr, NARROW: tl.constexpr):
+    pid = tl.program_id(0)
+    o = tl.arange(0, BLOCK)
+    if NARROW:
+        row = pid
+    else:
+        row = pid.to(tl.int64)
+    # Negative: where only the cache is measured, extra is the cache.
+    # LATENT: overflow-check.py:[[@LINE+1]]:{{[0-9]+}}: warning: 32-bit signed product 'row * stride_em' {{.*}} only beyond
+    tl.store(E + row * stride_em + o, tl.load(C + row * stride_cm + o))
+
+
+def aliased(cache, extra, num_slots, has_extra):
+    if has_extra:
+        cache_bytes = max(bytes_of(cache), bytes_of(extra))
+    else:
+        extra = cache
+        cache_bytes = bytes_of(cache)
+    fits_aliased[(num_slots,)](cache, extra, cache.stride(0), extra.stride(0), BLOCK=64,
+                               NARROW=cache_bytes < 2**31 - 1)
