@@ -933,8 +933,12 @@ Bound Bounds::compute(const Node *N) {
     if (Clear) {
       Bound S = named(N, N->Hint.BoundBy, "Unknown");
       S.Lo = 0;
-      S.Why = "the stride of a tensor the launcher allocates, at most " + N->Hint.BoundBy + " (" +
-              N->Hint.Source + "): " + S.Why;
+      // Source names the caller's allocation where the launcher only
+      // passes on a tensor its callers allocate (ProjectModel::callerTensor).
+      bool Caller = N->Hint.Source.find(" allocates it") != std::string::npos;
+      S.Why = std::string("the stride of a tensor ") +
+              (Caller ? "its callers allocate" : "the launcher allocates") + ", at most " +
+              N->Hint.BoundBy + " (" + N->Hint.Source + "): " + S.Why;
       return S;
     }
     // The parameter's own name first; else the name of what the launcher

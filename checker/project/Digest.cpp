@@ -104,6 +104,22 @@ std::string ProjectModel::factsDigest(const std::string &Path) const {
         Facts += '\n';
       }
     }
+    // callerTensor: what the callers of each launcher pass it (Callers.cpp
+    // answers for the parameters of functions that launch).
+    for (auto It = Tensors.lower_bound(std::make_tuple(F, -1, std::string()));
+         It != Tensors.end() && std::get<0>(It->first) == F; ++It) {
+      const CallerTensor &T = It->second;
+      if (!T.Known)
+        continue;
+      Facts += "tensor ";
+      put(Facts, FI.S.Defs[std::get<1>(It->first)].Name);
+      put(Facts, std::get<2>(It->first));
+      put(Facts, T.Where);
+      put(Facts, std::to_string(T.Calls));
+      for (const std::string &Z : T.Sizes)
+        put(Facts, Z);
+      Facts += '\n';
+    }
   }
   char Hex[33];
   std::snprintf(Hex, sizeof Hex, "%016llx%016llx",

@@ -32,6 +32,19 @@ std::string lastPart(const std::string &D) {
 
 } // namespace
 
+/// The calls in the project of a function named Name (any module), by
+/// (file, call) index; launches are not calls.
+const std::vector<std::pair<int, int>> &ProjectModel::callsNamed(const std::string &Name) const {
+  static const std::vector<std::pair<int, int>> None;
+  if (CallsByName.empty())
+    for (size_t G = 0; G < Files.size(); ++G)
+      for (size_t K = 0; K < Files[G].S.Calls.size(); ++K)
+        if (!Files[G].S.Calls[K].Launch)
+          CallsByName[lastPart(Files[G].S.Calls[K].Callee)].push_back({int(G), int(K)});
+  auto It = CallsByName.find(Name);
+  return It == CallsByName.end() ? None : It->second;
+}
+
 /// The string value a call's argument text has in file F: a literal, a
 /// module constant of F, or one F imports by name; false when unknown.
 bool ProjectModel::stringArg(int F, const std::string &Text, std::string &Out,
@@ -63,29 +76,16 @@ const ProjectModel::PassedValues &ProjectModel::passedValues(int F, int Def,
   if (Hit != Passed.end())
     return Hit->second;
   PassedValues &Out = Passed[Key];
-  if (CallsByName.empty())
-    for (size_t G = 0; G < Files.size(); ++G)
-      for (size_t K = 0; K < Files[G].S.Calls.size(); ++K)
-        if (!Files[G].S.Calls[K].Launch)
-          CallsByName[lastPart(Files[G].S.Calls[K].Callee)].push_back({int(G), int(K)});
   const Definition &D = Files[F].S.Defs[Def];
-  int Index = -1;
   std::string Default;
-  for (size_t K = 0; K < D.Params.size(); ++K) {
-    const std::string &P = D.Params[K];
+  for (const std::string &P : D.Params) {
     if (P == "*")
       break;
-    if (P.substr(0, P.find('=')) == Param) {
-      Index = int(K);
-      if (P.find('=') != std::string::npos)
-        Default = P.substr(P.find('=') + 1);
-    }
+    if (P.substr(0, P.find('=')) == Param && P.find('=') != std::string::npos)
+      Default = P.substr(P.find('=') + 1);
   }
   Out.Known = false;
-  auto It = CallsByName.find(D.Name);
-  if (It == CallsByName.end())
-    return Out;
-  for (const auto &[G, K] : It->second) {
+  for (const auto &[G, K] : callsNamed(D.Name)) {
     const CallSite &C = Files[G].S.Calls[K];
     bool Mine = false;
     for (const Target &T : resolveRef(G, C.Callee))
@@ -93,29 +93,15 @@ const ProjectModel::PassedValues &ProjectModel::passedValues(int F, int Def,
     if (!Mine)
       continue;
     // the argument for Param: by keyword, by position, else the default
+    int A = argIndex(C, D, Param);
     std::string Arg;
-    bool Star = false;
-    size_t Pos = 0;
-    for (const std::string &A : C.Args) {
-      if (A.rfind("*", 0) == 0) {
-        Star = true;
-        continue;
-      }
-      size_t Eq = A.find('=');
-      bool Kw = Eq != std::string::npos && Eq > 0 && Eq + 1 < A.size() && A[Eq + 1] != '=' &&
-                A.find_first_of("([{'\"") > Eq;
-      if (Kw) {
-        if (A.substr(0, Eq) == Param)
-          Arg = A.substr(Eq + 1);
-      } else {
-        if (int(Pos) == Index && !Star)
-          Arg = A;
-        ++Pos;
-      }
-    }
-    if (Arg.empty()) {
-      if (Star || Default.empty() || C.Args.size() >= 64) // unknown, or past what is kept
-        return Out;
+    if (A >= 0) {
+      Arg = C.Args[A];
+      if (Arg.rfind(Param + "=", 0) == 0 && Arg.compare(Param.size() + 1, 1, "=") != 0)
+        Arg = Arg.substr(Param.size() + 1);
+    } else if (A == -2 || Default.empty()) { // unknown, or past what is kept
+      return Out;
+    } else {
       Arg = Default;
     }
     std::string V, Where;

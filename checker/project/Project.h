@@ -140,6 +140,20 @@ public:
   /// added there too.
   std::string factsDigest(const std::string &Path) const;
 
+  /// What every call of function Func of the file at Path passes for its
+  /// parameter Param, as a tensor (Callers.cpp): Known when there is at
+  /// least one call and each passes a contiguous tensor it allocates (or
+  /// passes on a parameter that its own callers fill so), all of one rank.
+  /// Answered for the parameters of functions that launch a kernel.
+  struct CallerTensor {
+    bool Known = false;
+    unsigned Calls = 0;             ///< the allocations found, wrappers followed
+    std::vector<std::string> Sizes; ///< outermost first; "?" where calls disagree
+    std::string Where;              ///< "pkg/layer.py:410 allocates it (2-D, contiguous)"
+  };
+  CallerTensor callerTensor(const std::string &Path, const std::string &Func,
+                            const std::string &Param) const;
+
   struct Stats {
     size_t Files = 0, Defs = 0, Kernels = 0, KernelsReached = 0, KernelsOnlyTests = 0;
   };
@@ -235,6 +249,17 @@ private:
   const PassedValues &passedValues(int F, int Def, const std::string &Param) const;
   mutable std::map<std::tuple<int, int, std::string>, PassedValues> Passed;
   mutable std::map<std::string, std::vector<std::pair<int, int>>> CallsByName;
+  const std::vector<std::pair<int, int>> &callsNamed(const std::string &Name) const;
+  /// The index into C.Args of the argument call C passes for parameter
+  /// Param of D; -1 when it passes none (the default), -2 when that cannot
+  /// be told (`*args`, `**kwargs`, arguments past those kept). Callers.cpp.
+  static int argIndex(const CallSite &C, const Definition &D, const std::string &Param);
+
+  // Callers.cpp
+  mutable std::map<std::tuple<int, int, std::string>, CallerTensor> Tensors;
+  const CallerTensor &callerTensorAt(int F, int Def, const std::string &Param,
+                                     unsigned Depth) const;
+  void linkCallerTensors();
 
   // Reach.cpp
   void buildGraph();

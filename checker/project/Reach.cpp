@@ -43,6 +43,7 @@ void ProjectModel::build(std::vector<FileSummary> In, const ProjectConfig &C) {
   BranchWhy.clear();
   Passed.clear();
   CallsByName.clear();
+  Tensors.clear();
   std::sort(In.begin(), In.end(),
             [](const FileSummary &A, const FileSummary &B) { return A.Path < B.Path; });
   for (FileSummary &S : In) {
@@ -57,6 +58,7 @@ void ProjectModel::build(std::vector<FileSummary> In, const ProjectConfig &C) {
   computeReach();
   computeProfiles();
   linkLaunches();
+  linkCallerTensors();
 }
 
 void ProjectModel::buildGraph() {

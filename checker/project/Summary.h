@@ -92,6 +92,13 @@ struct CallSite {
   int Scope = -1;     ///< enclosing definition (index into Defs), -1: module level
   std::string Callee; ///< the callee's text (`kernel` for a launch)
   std::vector<std::string> Args; ///< each argument's text (`k=v` for a keyword)
+  /// Parallel to Args (or empty): what the caller shows of each argument as
+  /// a tensor (Summarise.cpp, tensorArg). "" nothing; "=p" the enclosing
+  /// function's parameter p, passed on unchanged; "new\ts1\ts2..." a
+  /// contiguous tensor the caller allocates (`torch.empty((s1, s2))`,
+  /// `x.new_zeros(...)`, `self.alloc_tensor((s1, s2), dtype)`), with each
+  /// size's text, outermost first. ProjectModel::callerTensor follows them.
+  std::vector<std::string> ArgTensors;
   std::string Grid;   ///< a launch's grid text
   bool Launch = false;
   unsigned Line = 0;

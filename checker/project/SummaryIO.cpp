@@ -14,10 +14,10 @@ namespace {
 static_assert(sizeof(Definition::Return) == 64, "Definition::Return changed: update SummaryIO.cpp");
 static_assert(sizeof(Definition) == 296, "Definition changed: update SummaryIO.cpp");
 static_assert(sizeof(Import) == 112, "Import changed: update SummaryIO.cpp");
-static_assert(sizeof(CallSite) == 104, "CallSite changed: update SummaryIO.cpp");
+static_assert(sizeof(CallSite) == 128, "CallSite changed: update SummaryIO.cpp");
 static_assert(sizeof(FileSummary) == 248, "FileSummary changed: update SummaryIO.cpp (ContentKey is not serialised)");
 
-const uint32_t Magic = 0x4b565331; // "KVS1"
+const uint32_t Magic = 0x4b565332; // "KVS2" (2: CallSite::ArgTensors)
 
 class Writer : public ByteWriter {
 public:
@@ -44,6 +44,7 @@ public:
     u32(uint32_t(C.Scope));
     s(C.Callee);
     strs(C.Args);
+    strs(C.ArgTensors);
     s(C.Grid);
     b(C.Launch);
     u32(C.Line);
@@ -84,6 +85,7 @@ public:
     C.Scope = int(u32());
     C.Callee = s();
     strs(C.Args);
+    strs(C.ArgTensors);
     C.Grid = s();
     C.Launch = b();
     C.Line = u32();

@@ -240,6 +240,9 @@ ArgFact Launcher::argFact(const Site &St, const KParam &P, size_t Index) {
     F.R = R;
   } else if (S) {
     std::string St = strideOf(A, S);
+    std::string Obj;
+    int64_t Dim;
+    if (!St.empty() && strideCall(A, Obj, Dim)) knownSizes(Obj, S, &F.From);
     if (St == "1") {
       F.K = ArgFact::Const;
       F.R = {1, 1};
@@ -257,7 +260,7 @@ ArgFact Launcher::argFact(const Site &St, const KParam &P, size_t Index) {
   }
   if (S) F.Elem = dtypeOf(A, S, 0);
   if (S && is(stripParens(A), "identifier")) {
-    std::vector<std::string> Sz = contiguousSizes(M.text(stripParens(A)), S, 0);
+    std::vector<std::string> Sz = knownSizes(M.text(stripParens(A)), S, &F.From);
     for (const std::string &Z : Sz) {
       if (Z == "?") { // reshape(-1, n): the outer size is unknown
         F.Extent.clear();
@@ -386,15 +389,20 @@ void Launcher::run() {
         H.BoundBy = Fs[0].Nm;
         H.Shape = Fs[0].Shape;
       }
+      // Facts the project's callers show say where (the allocation).
+      std::string From = Fs[0].From;
+      for (const ArgFact &F : Fs)
+        if (F.From != From) From.clear();
+      if (!From.empty()) From = Src + "; " + From;
       if (H.any()) {
-        H.Source = Src;
+        H.Source = From.empty() ? Src : From;
         LF.Params[Ps[I].Name] = H;
       }
       if (Elem.known()) LF.Elem[Ps[I].Name] = Elem;
       // An extent holds when every site passes a tensor of the same sizes.
       bool SameExtent = !Fs[0].Extent.empty();
       for (const ArgFact &F : Fs) SameExtent &= F.Extent == Fs[0].Extent;
-      if (SameExtent) LF.Extent[Ps[I].Name] = {Fs[0].Extent, Src};
+      if (SameExtent) LF.Extent[Ps[I].Name] = {Fs[0].Extent, From.empty() ? Src : From};
       // A flag every site passes as an overflow check of tensors: where it is
       // false, every offset into the pointers those tensors are passed to
       // fits 32 bits.

@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "LauncherImpl.h"
+#include "project/Project.h"
 
 namespace kvlint {
 namespace triton {
@@ -638,13 +639,50 @@ std::string Launcher::strideOf(TSNode A, const Scope *S) {
   }
   Rng I;
   if (!is(Obj, "identifier") || !constRange(IdxN, nullptr, I, 0) || I.Lo != I.Hi) return "";
-  std::vector<std::string> Sz = contiguousSizes(M.text(Obj), S, 0);
+  std::vector<std::string> Sz = knownSizes(M.text(Obj), S, nullptr);
   int64_t N = int64_t(Sz.size()), K = I.Lo < 0 ? I.Lo + N : I.Lo;
   if (N < 1 || K < 0 || K >= N) return "";
   if (K == N - 1) return "1";
   std::string P;
-  for (int64_t J = K + 1; J < N; ++J) P += (P.empty() ? "" : "*") + Sz[J];
+  for (int64_t J = K + 1; J < N; ++J) {
+    if (Sz[J] == "?") return "";
+    P += (P.empty() ? "" : "*") + Sz[J];
+  }
   return P;
+}
+
+/// What the project's callers say of a launcher's tensor parameter X
+/// (ProjectModel::callerTensor): X is a parameter of a top-level function,
+/// never rebound there, and every call of that function passes a
+/// contiguous tensor it allocates, all of one rank.
+const project::ProjectModel::CallerTensor *Launcher::callerTensor(const std::string &X,
+                                                                  const Scope *S) {
+  if (!M.Project) return nullptr;
+  const Scope *Y = S;
+  while (Y && !Y->Params.count(X)) {
+    if (Y->Binds.count(X)) return nullptr;
+    Y = Y->Parent;
+  }
+  if (!Y || Y->Parent || Y->Binds.count(X) || ts_node_is_null(Y->Def)) return nullptr;
+  std::string Fn = M.text(field(Y->Def, "name"));
+  auto Key = std::make_pair(Fn, X);
+  auto It = Callers.find(Key);
+  if (It == Callers.end())
+    It = Callers.emplace(Key, M.Project->callerTensor(M.ProjectPath, Fn, X)).first;
+  return It->second.Known ? &It->second : nullptr;
+}
+
+/// The sizes of tensor X: those the launcher shows (contiguousSizes),
+/// else those every caller in the project allocates it with
+/// (callerTensor), with From set to where they do.
+std::vector<std::string> Launcher::knownSizes(const std::string &X, const Scope *S,
+                                              std::string *From) {
+  std::vector<std::string> Sz = contiguousSizes(X, S, 0);
+  if (!Sz.empty()) return Sz;
+  const project::ProjectModel::CallerTensor *T = callerTensor(X, S);
+  if (!T) return {};
+  if (From) *From = T->Where;
+  return T->Sizes;
 }
 
 /// The rank of a tensor the launcher shows: the sizes it allocates or
@@ -656,6 +694,8 @@ int Launcher::rankOf(TSNode Obj, const Scope *S) {
     std::string X = M.text(Obj);
     std::vector<std::string> Sz = contiguousSizes(X, S, 0);
     if (!Sz.empty()) return int(Sz.size());
+    if (const project::ProjectModel::CallerTensor *T = callerTensor(X, S))
+      return int(T->Sizes.size());
     for (const Scope *Y = S; Y; Y = Y->Parent) {
       int64_t N = 0;
       while (N < 8 && Y->ShapeNames.count({X, N})) ++N;
@@ -701,7 +741,7 @@ ArgFact Launcher::splatFact(TSNode Splat, int I, const Scope *S) {
   if (is(E, "call")) { // x.stride()
     TSNode Obj = stripParens(field(field(E, "function"), "object"));
     if (!is(Obj, "identifier")) return F;
-    std::vector<std::string> Sz = contiguousSizes(M.text(Obj), S, 0);
+    std::vector<std::string> Sz = knownSizes(M.text(Obj), S, &F.From);
     if (I >= int(Sz.size())) return F;
     if (I == int(Sz.size()) - 1) {
       F.K = ArgFact::Const;
@@ -709,7 +749,10 @@ ArgFact Launcher::splatFact(TSNode Splat, int I, const Scope *S) {
       return F;
     }
     std::string P;
-    for (size_t J = size_t(I) + 1; J < Sz.size(); ++J) P += (P.empty() ? "" : "*") + Sz[J];
+    for (size_t J = size_t(I) + 1; J < Sz.size(); ++J) {
+      if (Sz[J] == "?") return F;
+      P += (P.empty() ? "" : "*") + Sz[J];
+    }
     F.K = ArgFact::Name;
     F.Nm = P;
     F.Shape = true;

@@ -17,6 +17,7 @@
 #define KVLINT_TRITON_LAUNCHERIMPL_H
 
 #include "Lowering.h"
+#include "project/Project.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -125,6 +126,9 @@ struct ArgFact {
   /// A contiguous tensor the launcher shows the sizes of: their product
   /// ("M*N/128"), the most elements an in-bounds offset into it reaches.
   std::string Extent;
+  /// Where the project's callers show the fact (ProjectModel::callerTensor
+  /// Where: "pkg/layer.py:410 allocates it (2-D, contiguous)").
+  std::string From;
   /// The value is an overflow check of these tensors (`should_upcast_indices(x,
   /// w, y)`, overflowCheck): false only when every offset into each fits 32
   /// bits.
@@ -188,6 +192,9 @@ private:
   std::string valueName(TSNode E, const Scope *S, unsigned D);
   std::string productNames(TSNode E, const Scope *S);
   std::string strideOf(TSNode A, const Scope *S);
+  const project::ProjectModel::CallerTensor *callerTensor(const std::string &X, const Scope *S);
+  std::vector<std::string> knownSizes(const std::string &X, const Scope *S, std::string *From);
+  std::map<std::pair<std::string, std::string>, project::ProjectModel::CallerTensor> Callers;
   bool strideCall(TSNode A, std::string &Obj, int64_t &Dim, TSNode *ObjN = nullptr);
   std::vector<std::string> contiguousSizes(const std::string &X, const Scope *S, unsigned D);
   bool shapeIndex(TSNode E, std::string &Obj, int64_t &Idx);

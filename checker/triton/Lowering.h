@@ -93,6 +93,15 @@ template <typename Fn> void walk(TSNode Root, Fn &&F) {
 }
 
 // ---------------------------------------------------------------------------
+// The project summary's tensor arguments (ArgTensors.cpp).
+// ---------------------------------------------------------------------------
+/// CallSite::ArgTensors of Calls[First...], the calls of a function body
+/// whose parameters are Params; Args holds each call's argument nodes.
+void argTensors(const std::string &Src, TSNode Body, const std::vector<std::string> &Params,
+                const std::vector<std::vector<TSNode>> &Args, std::vector<project::CallSite> &Calls,
+                size_t First);
+
+// ---------------------------------------------------------------------------
 // Triton's types (Expressions.cpp).
 // ---------------------------------------------------------------------------
 inline IntTy i32() { return IntTy::integer(32, true); }

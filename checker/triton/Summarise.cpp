@@ -51,6 +51,9 @@ struct Summariser {
   const std::string &Src;
   FileSummary &Out;
   Mentions ModRefs;
+  /// Each call site of Out.Calls with its node's arguments, while the file
+  /// is summarised (tensorArgs reads them).
+  std::vector<std::vector<TSNode>> CallArgs;
 
   std::string text(TSNode N) const {
     if (ts_node_is_null(N))
@@ -211,12 +214,15 @@ struct Summariser {
         } else {
           C.Callee = shortText(Fn);
         }
+        std::vector<TSNode> As;
         for (TSNode A : kids(field(X, "arguments"))) {
           if (C.Args.size() >= MaxArgs)
             break;
           C.Args.push_back(shortText(A));
+          As.push_back(A);
         }
         Out.Calls.push_back(std::move(C));
+        CallArgs.push_back(std::move(As));
       } else if (!strcmp(T, "import_statement") || !strcmp(T, "import_from_statement")) {
         addImport(X, Scope);
       }
@@ -424,11 +430,13 @@ struct Summariser {
     for (TSNode Dec : Decs)
       collect(Dec, ClassIdx >= 0 ? ClassIdx : -1, ClassIdx >= 0 ? Refs : ModRefs);
     collect(field(Def, "parameters"), Idx, Refs);
+    size_t FirstCall = Out.Calls.size();
     collect(field(Def, "body"), Idx, Refs);
     Out.Defs[Idx].Refs.assign(Refs.Refs.begin(), Refs.Refs.end());
     Out.Defs[Idx].Strings.assign(Refs.Strings.begin(), Refs.Strings.end());
     params(Def, Out.Defs[Idx]);
     guards(field(Def, "body"), Out.Defs[Idx]);
+    argTensors(Src, field(Def, "body"), Out.Defs[Idx].Params, CallArgs, Out.Calls, FirstCall);
   }
 
   /// Definition::Params: `name` or `name=default`, up to a `*args`.

@@ -64,6 +64,7 @@ void expectSame(const FileSummary &A, const FileSummary &B) {
     EXPECT_EQ(X.Scope, Y.Scope);
     EXPECT_EQ(X.Callee, Y.Callee);
     EXPECT_EQ(X.Args, Y.Args);
+    EXPECT_EQ(X.ArgTensors, Y.ArgTensors);
     EXPECT_EQ(X.Grid, Y.Grid);
     EXPECT_EQ(X.Launch, Y.Launch);
     EXPECT_EQ(X.Line, Y.Line);
@@ -153,6 +154,7 @@ if __name__ == "__main__":
   C.Scope = int(S.Defs.size()) - 1;
   C.Callee = "kern";
   C.Args = {"a", "k=v"};
+  C.ArgTensors = {"new\th\tn", "=v"};
   C.Grid = "(n,)";
   C.Launch = true;
   C.Line = 12;

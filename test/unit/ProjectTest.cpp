@@ -223,6 +223,49 @@ TEST(ProjectProfile, AcrossModules) {
   EXPECT_EQ(M.profile("/p/pkg/nothere.py", "_t").Prof, Profile::Unknown);
 }
 
+// What the callers of a launcher pass it, as a tensor (Callers.cpp):
+// allocations with their sizes, through a wrapper, and every way the
+// answer is "not known".
+TEST(ProjectCallers, CallerTensors) {
+  ProjectModel M = model(
+      {{"pkg/__init__.py", "from .layer import fwd\n"},
+       {"pkg/layer.py",
+        "import torch\nfrom .k import go, go_t, go_w\n"
+        "def fwd(x, h, n):\n"
+        "    s = torch.empty((h, n), dtype=torch.float32)\n"
+        "    go(s)\n"
+        "    go_w(x.new_zeros(h, 8).cuda())\n"
+        "    t = torch.empty((h, n))\n"
+        "    t = t.t()\n"
+        "    go_t(t)\n"
+        "    go_t(s)\n"},
+       {"pkg/k.py", std::string(Kernel) +
+                        "def go(o):\n    _k[(1,)](o)\n"
+                        "def go_t(o):\n    _k[(1,)](o)\n"
+                        "def _wrap(o):\n    _k[(1,)](o)\n"
+                        "def go_w(o):\n    _wrap(o)\n"
+                        "def _none(o):\n    _k[(1,)](o)\n"},
+       {"tests/test_k.py", "import torch\nfrom pkg.k import _none\n"
+                           "def test_none():\n    _none(torch.empty((4, 4)))\n"}});
+  ProjectModel::CallerTensor T = M.callerTensor("/p/pkg/k.py", "go", "o");
+  ASSERT_TRUE(T.Known);
+  EXPECT_EQ(T.Sizes, (std::vector<std::string>{"h", "n"}));
+  EXPECT_EQ(T.Calls, 1u);
+  EXPECT_NE(T.Where.find("pkg/layer.py:5 allocates it (2-D, contiguous)"), std::string::npos)
+      << T.Where;
+  // Through the wrapper go_w: the wrapped function's parameter.
+  T = M.callerTensor("/p/pkg/k.py", "_wrap", "o");
+  ASSERT_TRUE(T.Known);
+  EXPECT_EQ(T.Sizes, (std::vector<std::string>{"h", "8"}));
+  // One call passes a transposed tensor (the binding that reaches it).
+  EXPECT_FALSE(M.callerTensor("/p/pkg/k.py", "go_t", "o").Known);
+  // Only a test calls it: no production caller.
+  EXPECT_FALSE(M.callerTensor("/p/pkg/k.py", "_none", "o").Known);
+  // The wrapper on the chain is answered too; a parameter that is not there is not.
+  EXPECT_TRUE(M.callerTensor("/p/pkg/k.py", "go_w", "o").Known);
+  EXPECT_FALSE(M.callerTensor("/p/pkg/k.py", "go", "p").Known);
+}
+
 // A Function with a forward only proves nothing (an inference wrapper).
 TEST(ProjectProfile, ForwardOnlyFunction) {
   ProjectModel M = model(

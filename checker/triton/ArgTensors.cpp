@@ -1,0 +1,400 @@
+//===- ArgTensors.cpp - what a call passes as a tensor --------------------===//
+//
+// CallSite::ArgTensors of a Python function body's calls (the summary's
+// half of ProjectModel::callerTensor, checker/project/Callers.cpp): for each
+// argument, whether the caller passes a contiguous tensor it allocates, with
+// its sizes (`torch.empty((heads, tokens))`, `x.new_zeros(n, d)`,
+// `self.alloc_tensor((h, t), dtype)`, `.view(...)`, `.contiguous()` and
+// `.cuda()` of one), or one of its own parameters unchanged (a wrapper
+// passing it on).
+//
+// A name is read through the one binding that reaches the argument: the
+// last plain `name = expr` before it, in a block that encloses the call
+// (so it runs on every path to it), with no later binding in a loop around
+// the call. A name bound any other way (a loop target, `+=`, unpacking,
+// `as`, `:=`) or in a branch the call is not in tells nothing.
+//
+//===----------------------------------------------------------------------===//
+#include "Lowering.h"
+#include "project/Summary.h"
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <memory>
+#include <set>
+
+namespace kvlint {
+namespace triton {
+namespace {
+
+struct Bind {
+  TSNode Stmt; ///< the binding (its position, its block)
+  TSNode R;    ///< the value of a plain `name = expr`; null otherwise
+};
+
+bool within(TSNode Inner, TSNode Outer) {
+  return ts_node_start_byte(Inner) >= ts_node_start_byte(Outer) &&
+         ts_node_end_byte(Inner) <= ts_node_end_byte(Outer);
+}
+
+/// The block (or module) a binding's statement runs in.
+TSNode blockOf(TSNode N) {
+  for (TSNode P = ts_node_parent(N); !ts_node_is_null(P); P = ts_node_parent(P))
+    if (is(P, "block") || is(P, "module"))
+      return P;
+  return TSNode{};
+}
+
+/// A loop around N inside Body, or null.
+bool inLoopWith(TSNode N, TSNode Other, TSNode Body) {
+  for (TSNode P = ts_node_parent(N); !ts_node_is_null(P) && within(P, Body); P = ts_node_parent(P))
+    if ((is(P, "for_statement") || is(P, "while_statement")) && within(Other, P))
+      return true;
+  return false;
+}
+
+class ArgTensors {
+public:
+  ArgTensors(const std::string &Src, TSNode Body, const std::vector<std::string> &Ps)
+      : Src(Src), Body(Body) {
+    for (const std::string &P : Ps)
+      if (P != "*")
+        Params.insert(P.substr(0, P.find('=')));
+    bindings(Body, 0);
+  }
+
+  /// What the expression E (an argument) is as a tensor.
+  std::string of(TSNode E) { return tensorOf(E, E, 0); }
+
+private:
+  const std::string &Src;
+  TSNode Body;
+  std::set<std::string> Params;
+  std::map<std::string, std::vector<Bind>> B;
+
+  std::string text(TSNode N) const {
+    if (ts_node_is_null(N))
+      return "";
+    uint32_t Lo = ts_node_start_byte(N), Hi = ts_node_end_byte(N);
+    if (Lo > Src.size() || Hi > Src.size() || Hi < Lo)
+      return "";
+    std::string T = Src.substr(Lo, std::min<uint32_t>(Hi - Lo, 200));
+    for (char &C : T)
+      if (C == '\n' || C == '\r' || C == '\t')
+        C = ' ';
+    return T;
+  }
+
+  std::string dotted(TSNode N, unsigned D = 0) const {
+    if (D > 32)
+      return "";
+    if (is(N, "identifier"))
+      return text(N);
+    if (is(N, "attribute")) {
+      std::string O = dotted(field(N, "object"), D + 1);
+      return O.empty() ? "" : O + "." + text(field(N, "attribute"));
+    }
+    return "";
+  }
+
+  void bindings(TSNode N, unsigned Dp) {
+    if (ts_node_is_null(N) || Dp > 200)
+      return;
+    auto Other = [&](TSNode T) {
+      walk(T, [&](TSNode X) {
+        if (is(X, "identifier"))
+          B[text(X)].push_back({N, TSNode{}});
+      });
+    };
+    if (is(N, "assignment")) {
+      TSNode L = field(N, "left"), R = field(N, "right");
+      if (is(L, "identifier") && !ts_node_is_null(R))
+        B[text(L)].push_back({N, R});
+      else if (!is(L, "subscript") && !is(L, "attribute"))
+        Other(L);
+    } else if (is(N, "augmented_assignment")) {
+      if (is(field(N, "left"), "identifier"))
+        Other(field(N, "left"));
+    } else if (is(N, "for_statement") || is(N, "for_in_clause")) {
+      Other(field(N, "left"));
+    } else if (is(N, "named_expression")) {
+      Other(field(N, "name"));
+    } else if (is(N, "as_pattern_target")) {
+      Other(N);
+      return;
+    }
+    for (uint32_t I = 0; I < ts_node_named_child_count(N); ++I)
+      bindings(ts_node_named_child(N, I), Dp + 1);
+  }
+
+  /// The value of the one binding of Name that reaches Use; false when
+  /// none does (it is a parameter, or unknown).
+  bool reaching(const std::string &Name, TSNode Use, TSNode &R, bool &Param) const {
+    Param = false;
+    auto It = B.find(Name);
+    const Bind *Last = nullptr;
+    if (It != B.end())
+      for (const Bind &X : It->second) {
+        if (ts_node_start_byte(X.Stmt) < ts_node_start_byte(Use) && !within(Use, X.Stmt)) {
+          if (!Last || ts_node_start_byte(X.Stmt) >= ts_node_start_byte(Last->Stmt))
+            Last = &X;
+        } else if (inLoopWith(Use, X.Stmt, Body)) {
+          return false; // a later binding reaches the use around a loop
+        }
+      }
+    if (!Last) {
+      Param = Params.count(Name) > 0 && (It == B.end() || It->second.empty() ||
+                                         !std::any_of(It->second.begin(), It->second.end(),
+                                                      [&](const Bind &X) {
+                                                        return inLoopWith(Use, X.Stmt, Body);
+                                                      }));
+      return false;
+    }
+    TSNode Blk = blockOf(Last->Stmt);
+    if (ts_node_is_null(Last->R) || ts_node_is_null(Blk) || !within(Use, Blk) ||
+        within(Use, Last->Stmt))
+      return false;
+    R = Last->R;
+    return true;
+  }
+
+  /// One size as the launcher's extents spell it (Bounds::extentOf): a
+  /// constant, a name (the last part of `self.num_heads`), `n/C` for
+  /// `n // C`, `(n + C - 1) // C` and `triton.cdiv(n, C)`, a product of
+  /// those, a size of another allocation (`y.shape[0]`, `y.size(0)`);
+  /// "?" for anything else.
+  std::string term(TSNode E, unsigned Dp) {
+    E = stripParens(E);
+    if (Dp > 6 || ts_node_is_null(E))
+      return "?";
+    int64_t V;
+    if (is(E, "integer"))
+      return parseInt(text(E), V) && V >= 1 ? std::to_string(V) : "?";
+    if (is(E, "identifier")) {
+      TSNode R;
+      bool P;
+      if (reaching(text(E), E, R, P)) {
+        std::string T = term(R, Dp + 1);
+        if (T != "?")
+          return T;
+      }
+      return text(E);
+    }
+    if (is(E, "attribute")) {
+      std::string A = text(field(E, "attribute"));
+      return dotted(E).empty() || A == "shape" || A == "T" ? "?" : A;
+    }
+    auto Ratio = [&](TSNode Num, TSNode Den) -> std::string {
+      Num = stripParens(Num);
+      if (is(Num, "binary_operator") && text(field(Num, "operator")) == "+")
+        Num = field(Num, "left"); // (n + C - 1) // C
+      std::string N = term(Num, Dp + 1);
+      int64_t C;
+      if (N == "?" || N.find_first_of("*/") != std::string::npos ||
+          !is(stripParens(Den), "integer") || !parseInt(text(stripParens(Den)), C) || C < 1)
+        return "?";
+      return N + "/" + std::to_string(C);
+    };
+    if (is(E, "binary_operator")) {
+      std::string Op = text(field(E, "operator"));
+      if (Op == "//")
+        return Ratio(field(E, "left"), field(E, "right"));
+      if (Op != "*")
+        return "?";
+      std::string L = term(field(E, "left"), Dp + 1), R = term(field(E, "right"), Dp + 1);
+      return L == "?" || R == "?" ? "?" : L + "*" + R;
+    }
+    if (is(E, "call")) {
+      std::vector<TSNode> As = kids(field(E, "arguments"));
+      TSNode Fn = field(E, "function");
+      std::string F = dotted(Fn);
+      if ((F == "triton.cdiv" || F == "cdiv") && As.size() == 2)
+        return Ratio(As[0], As[1]);
+      if (is(Fn, "attribute") && text(field(Fn, "attribute")) == "size" && As.size() == 1)
+        return sizeOf(field(Fn, "object"), As[0], Dp);
+      return "?";
+    }
+    if (is(E, "subscript")) {
+      TSNode O = field(E, "value");
+      std::vector<TSNode> Ix = fieldKids(E, "subscript");
+      if (is(O, "attribute") && text(field(O, "attribute")) == "shape" && Ix.size() == 1)
+        return sizeOf(field(O, "object"), Ix[0], Dp);
+    }
+    return "?";
+  }
+
+  /// Size I of the allocation Obj names, or "?".
+  std::string sizeOf(TSNode Obj, TSNode I, unsigned Dp) {
+    int64_t K;
+    if (!is(stripParens(I), "integer") || !parseInt(text(stripParens(I)), K))
+      return "?";
+    std::string T = tensorOf(Obj, Obj, Dp + 1);
+    if (!fresh(T))
+      return "?";
+    std::vector<std::string> Zs;
+    for (size_t B = 4, E; B <= T.size(); B = E + 1) {
+      E = T.find('\t', B);
+      if (E == std::string::npos)
+        E = T.size();
+      Zs.push_back(T.substr(B, E - B));
+    }
+    int64_t N = int64_t(Zs.size());
+    if (K < 0)
+      K += N;
+    return K >= 0 && K < N ? Zs[size_t(K)] : "?";
+  }
+
+  std::string sizes(const std::vector<TSNode> &Es, unsigned Dp) {
+    if (Es.empty() || Es.size() > 8)
+      return "";
+    std::string Out = "new";
+    for (TSNode S : Es) {
+      if (is(S, "list_splat") || is(S, "keyword_argument"))
+        return "";
+      Out += "\t" + term(S, Dp + 1);
+    }
+    return Out;
+  }
+
+  /// A lone argument that is a size, not a shape: `n * d`, `8`,
+  /// `x.shape[0]`, `x.size(0)`, `x.numel()`, `len(y)` (a bare name may be
+  /// either).
+  bool oneSize(TSNode S) const {
+    S = stripParens(S);
+    if (is(S, "integer") || is(S, "binary_operator") || is(S, "subscript"))
+      return true;
+    if (!is(S, "call"))
+      return false;
+    TSNode Fn = field(S, "function");
+    std::string M = is(Fn, "attribute") ? text(field(Fn, "attribute")) : text(Fn);
+    return (M == "size" && !kids(field(S, "arguments")).empty()) || M == "numel" || M == "len";
+  }
+
+  static bool fresh(const std::string &T) { return T.rfind("new", 0) == 0; }
+
+  /// The sizes of a shape argument: a tuple or list (or a name bound to
+  /// one), `y.shape` or `y.size()` of another allocation.
+  std::string shapeArg(TSNode S, unsigned Dp) {
+    S = stripParens(S);
+    if (is(S, "identifier")) {
+      TSNode R;
+      bool P;
+      if (!reaching(text(S), S, R, P))
+        return "";
+      S = stripParens(R);
+    }
+    if (is(S, "tuple") || is(S, "list"))
+      return sizes(kids(S), Dp);
+    TSNode Obj{};
+    if (is(S, "attribute") && text(field(S, "attribute")) == "shape")
+      Obj = field(S, "object");
+    else if (is(S, "call") && is(field(S, "function"), "attribute") &&
+             text(field(field(S, "function"), "attribute")) == "size" &&
+             kids(field(S, "arguments")).empty())
+      Obj = field(field(S, "function"), "object");
+    if (ts_node_is_null(Obj))
+      return "";
+    std::string T = tensorOf(Obj, Obj, Dp + 1);
+    return fresh(T) ? T : "";
+  }
+
+  std::string tensorOf(TSNode E, TSNode Use, unsigned Dp) {
+    E = stripParens(E);
+    if (Dp > 6 || ts_node_is_null(E))
+      return "";
+    if (is(E, "identifier")) {
+      TSNode R;
+      bool P;
+      if (reaching(text(E), Use, R, P))
+        return tensorOf(R, R, Dp + 1);
+      return P ? "=" + text(E) : "";
+    }
+    if (!is(E, "call"))
+      return "";
+    TSNode Fn = field(E, "function");
+    std::string Callee = dotted(Fn);
+    bool Method = is(Fn, "attribute");
+    std::string Meth = Method ? text(field(Fn, "attribute")) : Callee;
+    std::vector<TSNode> Pos;
+    bool Keywords = false;
+    for (TSNode A : kids(field(E, "arguments"))) {
+      if (is(A, "list_splat") || is(A, "dictionary_splat"))
+        return "";
+      if (is(A, "keyword_argument"))
+        Keywords = true;
+      else
+        Pos.push_back(A);
+    }
+    // The same layout as the object, when that is a fresh allocation.
+    auto Same = [&]() {
+      std::string T = tensorOf(field(Fn, "object"), field(Fn, "object"), Dp + 1);
+      return fresh(T) ? T : std::string();
+    };
+    static const std::set<std::string> Torch = {"torch.empty", "torch.zeros", "torch.ones",
+                                                "torch.rand", "torch.randn"};
+    static const std::set<std::string> New = {"new_empty", "new_zeros", "new_ones"};
+    static const std::set<std::string> Like = {"torch.empty_like", "torch.zeros_like",
+                                               "torch.ones_like"};
+    if (Torch.count(Callee) || (Method && New.count(Meth))) {
+      if (Pos.size() == 1 && oneSize(Pos[0]))
+        return sizes(Pos, Dp); // torch.empty(n * d)
+      return Pos.size() == 1 ? shapeArg(Pos[0], Dp) : sizes(Pos, Dp); // torch.empty(a, b)
+    }
+    if (Callee == "torch.full" || (Method && Meth == "new_full"))
+      return Pos.size() == 2 ? shapeArg(Pos[0], Dp) : "";
+    if (Like.count(Callee) && Pos.size() == 1 && !Keywords) {
+      // empty_like keeps its argument's layout: contiguous when that is.
+      std::string T = tensorOf(Pos[0], Pos[0], Dp + 1);
+      return fresh(T) ? T : "";
+    }
+    if (Method && (Meth == "contiguous" || Meth == "cuda") && Pos.empty() && !Keywords)
+      return Same();
+    if (Method && Meth == "to" && !Keywords) // a device or a dtype, never a memory format
+      return Same();
+    if (Method && (Meth == "view" || Meth == "reshape") && !Pos.empty()) {
+      if (Same().empty())
+        return "";
+      return Pos.size() == 1 ? shapeArg(Pos[0], Dp) : sizes(Pos, Dp);
+    }
+    // An engine's allocator (lightllm's `self.alloc_tensor(shape, dtype)`,
+    // `alloc_tensor_func(shape, dtype=...)`): a function whose name says it
+    // allocates, given the shape first.
+    std::string Low = Meth;
+    std::transform(Low.begin(), Low.end(), Low.begin(), ::tolower);
+    if (Low.find("alloc") != std::string::npos && !Pos.empty())
+      return shapeArg(Pos[0], Dp);
+    return "";
+  }
+};
+
+} // namespace
+
+void argTensors(const std::string &Src, TSNode Body, const std::vector<std::string> &Params,
+                const std::vector<std::vector<TSNode>> &Args, std::vector<project::CallSite> &Calls,
+                size_t First) {
+  if (First >= Calls.size() || ts_node_is_null(Body))
+    return;
+  std::unique_ptr<ArgTensors> T;
+  for (size_t K = First; K < Calls.size() && K < Args.size(); ++K) {
+    project::CallSite &C = Calls[K];
+    if (C.Launch)
+      continue;
+    if (!T)
+      T = std::make_unique<ArgTensors>(Src, Body, Params);
+    std::vector<std::string> Ts;
+    bool Any = false;
+    for (TSNode A : Args[K]) {
+      std::string V;
+      if (!is(A, "list_splat") && !is(A, "dictionary_splat"))
+        V = T->of(is(A, "keyword_argument") ? field(A, "value") : A);
+      Any |= !V.empty();
+      Ts.push_back(V);
+    }
+    if (Any)
+      C.ArgTensors = std::move(Ts);
+  }
+}
+
+} // namespace triton
+} // namespace kvlint
