@@ -23,36 +23,24 @@
 #include <map>
 #include <memory>
 #include <set>
+#include <string_view>
 
 namespace kvlint {
 namespace triton {
 namespace {
 
-struct Bind {
-  TSNode Stmt; ///< the binding (its position, its block)
-  TSNode R;    ///< the value of a plain `name = expr`; null otherwise
+struct Span {
+  uint32_t Lo = 0, Hi = 0;
+  explicit Span(TSNode N) : Lo(ts_node_start_byte(N)), Hi(ts_node_end_byte(N)) {}
+  bool holds(const Span &In) const { return Lo <= In.Lo && In.Hi <= Hi; }
 };
 
-bool within(TSNode Inner, TSNode Outer) {
-  return ts_node_start_byte(Inner) >= ts_node_start_byte(Outer) &&
-         ts_node_end_byte(Inner) <= ts_node_end_byte(Outer);
-}
+struct Bind {
+  Span Stmt; ///< the binding
+  TSNode R;  ///< the value of a plain `name = expr`; null otherwise
+  Span Blk;  ///< the block it runs in
+};
 
-/// The block (or module) a binding's statement runs in.
-TSNode blockOf(TSNode N) {
-  for (TSNode P = ts_node_parent(N); !ts_node_is_null(P); P = ts_node_parent(P))
-    if (is(P, "block") || is(P, "module"))
-      return P;
-  return TSNode{};
-}
-
-/// A loop around N inside Body, or null.
-bool inLoopWith(TSNode N, TSNode Other, TSNode Body) {
-  for (TSNode P = ts_node_parent(N); !ts_node_is_null(P) && within(P, Body); P = ts_node_parent(P))
-    if ((is(P, "for_statement") || is(P, "while_statement")) && within(Other, P))
-      return true;
-  return false;
-}
 
 class ArgTensors {
 public:
@@ -61,7 +49,10 @@ public:
     for (const std::string &P : Ps)
       if (P != "*")
         Params.insert(P.substr(0, P.find('=')));
-    bindings(Body, 0);
+    bindings(Body, 0, Body);
+    for (auto &[Name, Bs] : B) // in source order (the walk's, made sure of)
+      std::stable_sort(Bs.begin(), Bs.end(),
+                       [](const Bind &X, const Bind &Y) { return X.Stmt.Lo < Y.Stmt.Lo; });
   }
 
   /// What the expression E (an argument) is as a tensor.
@@ -72,6 +63,7 @@ private:
   TSNode Body;
   std::set<std::string> Params;
   std::map<std::string, std::vector<Bind>> B;
+  std::vector<Span> Loops; ///< the body's for and while statements
 
   std::string text(TSNode N) const {
     if (ts_node_is_null(N))
@@ -98,62 +90,115 @@ private:
     return "";
   }
 
-  void bindings(TSNode N, unsigned Dp) {
+  /// Calls F on each named child of N (a cursor: no quadratic indexing).
+  template <typename Fn> static void eachChild(TSNode N, Fn &&F) {
+    TSTreeCursor C = ts_tree_cursor_new(N);
+    if (ts_tree_cursor_goto_first_child(&C))
+      do {
+        TSNode K = ts_tree_cursor_current_node(&C);
+        if (ts_node_is_named(K))
+          F(K);
+      } while (ts_tree_cursor_goto_next_sibling(&C));
+    ts_tree_cursor_delete(&C);
+  }
+
+  static bool endsWith(std::string_view S, std::string_view E) {
+    return S.size() >= E.size() && S.substr(S.size() - E.size()) == E;
+  }
+
+  /// Whether an expression's text can hold a binding (`:=`) or a scope
+  /// that shadows a name (a lambda, a comprehension).
+  bool mayBind(TSNode N) const {
+    uint32_t Lo = ts_node_start_byte(N), Hi = ts_node_end_byte(N);
+    if (Hi > Src.size() || Hi <= Lo)
+      return false;
+    std::string_view V(Src.data() + Lo, Hi - Lo);
+    return V.find(":=") != V.npos || V.find("lambda") != V.npos || V.find("for") != V.npos;
+  }
+
+  void bindings(TSNode N, unsigned Dp, TSNode Blk) {
     if (ts_node_is_null(N) || Dp > 200)
       return;
     auto Other = [&](TSNode T) {
       walk(T, [&](TSNode X) {
         if (is(X, "identifier"))
-          B[text(X)].push_back({N, TSNode{}});
+          B[text(X)].push_back({Span(N), TSNode{}, Span(Blk)});
       });
     };
-    if (is(N, "assignment")) {
-      TSNode L = field(N, "left"), R = field(N, "right");
-      if (is(L, "identifier") && !ts_node_is_null(R))
-        B[text(L)].push_back({N, R});
-      else if (!is(L, "subscript") && !is(L, "attribute"))
-        Other(L);
-    } else if (is(N, "augmented_assignment")) {
-      if (is(field(N, "left"), "identifier"))
-        Other(field(N, "left"));
-    } else if (is(N, "for_statement") || is(N, "for_in_clause")) {
-      Other(field(N, "left"));
-    } else if (is(N, "named_expression")) {
-      Other(field(N, "name"));
-    } else if (is(N, "as_pattern_target")) {
-      Other(N);
+    const std::string_view T = ts_node_type(N);
+    if (T == "with_statement") { // its body always runs: the block around it holds
+      eachChild(N, [&](TSNode K) {
+        if (is(K, "block"))
+          eachChild(K, [&](TSNode S) { bindings(S, Dp + 2, Blk); });
+        else
+          bindings(K, Dp + 1, Blk);
+      });
       return;
     }
-    for (uint32_t I = 0; I < ts_node_named_child_count(N); ++I)
-      bindings(ts_node_named_child(N, I), Dp + 1);
+    if (T == "block") {
+      Blk = N;
+    } else if (T == "assignment") {
+      TSNode L = field(N, "left"), R = field(N, "right");
+      if (is(L, "identifier") && !ts_node_is_null(R))
+        B[text(L)].push_back({Span(N), R, Span(Blk)});
+      else if (!is(L, "subscript") && !is(L, "attribute"))
+        Other(L);
+    } else if (T == "augmented_assignment") {
+      if (is(field(N, "left"), "identifier"))
+        Other(field(N, "left"));
+    } else if (T == "for_statement" || T == "while_statement" || T == "for_in_clause") {
+      if (T != "for_in_clause")
+        Loops.push_back(Span(N));
+      if (T != "while_statement")
+        Other(field(N, "left"));
+    } else if (T == "named_expression") {
+      Other(field(N, "name"));
+    } else if (T == "as_pattern_target") {
+      Other(N);
+      return;
+    } else if (T == "function_definition" || T == "lambda") {
+      Other(field(N, "parameters")); // a nested scope's parameters shadow
+    } else if (T != "module" && T != "decorated_definition" && T != "class_definition" &&
+               T != "augmented_assignment" && !endsWith(T, "_statement") &&
+               !endsWith(T, "_clause") && !mayBind(N)) {
+      return; // an expression that binds nothing
+    }
+    eachChild(N, [&](TSNode K) { bindings(K, Dp + 1, Blk); });
   }
 
   /// The value of the one binding of Name that reaches Use; false when
   /// none does (it is a parameter, or unknown).
-  bool reaching(const std::string &Name, TSNode Use, TSNode &R, bool &Param) const {
+  bool reaching(const std::string &Name, TSNode UseN, TSNode &R, bool &Param) const {
     Param = false;
-    auto It = B.find(Name);
+    const Span Use(UseN);
+    uint32_t LoopEnd = 0; // the end of the outermost loop around the use
+    for (const Span &L : Loops)
+      if (L.holds(Use))
+        LoopEnd = std::max(LoopEnd, L.Hi);
     const Bind *Last = nullptr;
-    if (It != B.end())
-      for (const Bind &X : It->second) {
-        if (ts_node_start_byte(X.Stmt) < ts_node_start_byte(Use) && !within(Use, X.Stmt)) {
-          if (!Last || ts_node_start_byte(X.Stmt) >= ts_node_start_byte(Last->Stmt))
-            Last = &X;
-        } else if (inLoopWith(Use, X.Stmt, Body)) {
-          return false; // a later binding reaches the use around a loop
+    auto It = B.find(Name);
+    if (It != B.end()) {
+      const std::vector<Bind> &V = It->second;
+      size_t K = size_t(std::lower_bound(V.begin(), V.end(), Use.Lo,
+                                         [](const Bind &X, uint32_t U) { return X.Stmt.Lo < U; }) -
+                        V.begin());
+      // A later binding in a loop around the use reaches it on the next turn.
+      if (K < V.size() && V[K].Stmt.Lo < LoopEnd)
+        return false;
+      for (size_t J = K; J-- > 0;) {
+        if (!V[J].Stmt.holds(Use)) {
+          Last = &V[J];
+          break;
         }
+        if (LoopEnd) // `x = f(x)` in a loop: its binding reaches the next turn
+          return false;
       }
+    }
     if (!Last) {
-      Param = Params.count(Name) > 0 && (It == B.end() || It->second.empty() ||
-                                         !std::any_of(It->second.begin(), It->second.end(),
-                                                      [&](const Bind &X) {
-                                                        return inLoopWith(Use, X.Stmt, Body);
-                                                      }));
+      Param = Params.count(Name) > 0;
       return false;
     }
-    TSNode Blk = blockOf(Last->Stmt);
-    if (ts_node_is_null(Last->R) || ts_node_is_null(Blk) || !within(Use, Blk) ||
-        within(Use, Last->Stmt))
+    if (ts_node_is_null(Last->R) || !Last->Blk.holds(Use))
       return false;
     R = Last->R;
     return true;
