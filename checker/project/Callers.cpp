@@ -17,23 +17,10 @@
 //
 //===----------------------------------------------------------------------===//
 #include "project/Project.h"
-#include <algorithm>
-#include <cctype>
 
 namespace kvlint {
 namespace project {
 namespace {
-
-/// A function that tests or times a kernel (`test2`, `_bench_decode`):
-/// its call is no production caller unless tests are scanned.
-bool testLike(const std::string &Name) {
-  size_t B = Name.find_first_not_of('_');
-  if (B == std::string::npos)
-    return false;
-  std::string H = Name.substr(B, 5);
-  std::transform(H.begin(), H.end(), H.begin(), ::tolower);
-  return H.rfind("test", 0) == 0 || H.rfind("bench", 0) == 0;
-}
 
 constexpr unsigned MaxChain = 4; // wrappers followed from a launcher outwards
 
@@ -103,7 +90,7 @@ const ProjectModel::CallerTensor &ProjectModel::callerTensorAt(int F, int Def,
       Mine |= T.File == F && T.Def == Def;
     // A test's call is no production caller unless tests are scanned.
     if (!Mine || (!Cfg.IncludeTests && (Files[G].Test || (C.Scope >= 0 &&
-                                                          testLike(Files[G].S.Defs[C.Scope].Name)))))
+                                                          isTestFunctionName(Files[G].S.Defs[C.Scope].Name)))))
       continue;
     int A = argIndex(C, D, Param);
     if (A < 0 || size_t(A) >= C.ArgTensors.size() || C.ArgTensors[A].empty()) {

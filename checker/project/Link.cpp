@@ -13,6 +13,7 @@
 #include "project/Project.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstring>
 
 namespace kvlint {
@@ -59,6 +60,15 @@ bool isTestDirName(const std::string &C) {
   return C == "test" || C == "tests" || C == "benchmark" || C == "benchmarks" ||
          Ends("_test") || Ends("_tests") || Ends("_benchmark") || Ends("_benchmarks") ||
          (C.size() > 5 && C.rfind("test_", 0) == 0) || (C.size() > 6 && C.rfind("tests_", 0) == 0);
+}
+
+bool isTestFunctionName(const std::string &Name) {
+  size_t B = Name.find_first_not_of('_');
+  if (B == std::string::npos)
+    return false;
+  std::string H = Name.substr(B, 5);
+  std::transform(H.begin(), H.end(), H.begin(), ::tolower);
+  return H.rfind("test", 0) == 0 || H.rfind("bench", 0) == 0;
 }
 
 bool isTestPath(const std::string &Rel) {

@@ -68,6 +68,13 @@ bool isTestDirName(const std::string &Name);
 /// *_test.py, conftest.py.
 bool isTestPath(const std::string &Rel);
 
+/// A function that tests or times code (`test_int8`, `test2`, `benchmark`,
+/// `_bench_decode`): leading underscores aside, its name starts with
+/// `test` or `bench`. In a file of the package it is a test, not API: it
+/// roots reachability only with --include-tests, and its calls are not
+/// the production callers of what it calls.
+bool isTestFunctionName(const std::string &Name);
+
 class ProjectModel {
 public:
   /// Links Files (paths absolute and normal) and computes reachability.
@@ -262,6 +269,7 @@ private:
   void linkCallerTensors();
 
   // Reach.cpp
+  bool isTestFunction(const Target &T) const;
   void buildGraph();
   void computeReach();
   std::string whyUnreached(int Node) const;

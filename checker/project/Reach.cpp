@@ -27,6 +27,18 @@ bool isPublicName(const std::string &N) {
                                         N.compare(N.size() - 2, 2, "__") == 0));
 }
 
+} // namespace
+
+/// A package's test function (isTestFunctionName), not in a test file.
+bool ProjectModel::isTestFunction(const Target &T) const {
+  const FileInfo &F = Files[T.File];
+  const Definition &D = F.S.Defs[T.Def];
+  return !F.Test && F.InPackage && D.Kind != Definition::Method && !D.Kernel &&
+         isTestFunctionName(D.Name);
+}
+
+namespace {
+
 std::string dirOf(const std::string &P) {
   size_t S = P.rfind('/');
   return S == std::string::npos ? "" : P.substr(0, S);
@@ -85,6 +97,7 @@ void ProjectModel::buildGraph() {
   };
   // An edge that says only that a definition is public API.
   ApiOnly.clear();
+  std::vector<std::pair<int, int>> DefApi; // (file, node) of public functions
   auto ApiEdge = [&](int From, int To) {
     if (From == To)
       return;
@@ -128,9 +141,13 @@ void ProjectModel::buildGraph() {
             Files[T.File].Importers.push_back(F.Rel);
         }
     }
+    // Module-level code that calls a package's test function (a kernel
+    // module's `__main__` self-test: `test_correct_int8()`,
+    // `benchmark.run(...)`) reaches it only as a test does (computeReach).
     for (const std::string &R : F.S.ModuleRefs)
       for (const Target &T : resolveRef(int(I), R))
-        Edge(Mod, T.Def < 0 ? Files[T.File].ModNode : NodeOf(T));
+        if (T.Def < 0 || !isTestFunction(T))
+          Edge(Mod, T.Def < 0 ? Files[T.File].ModNode : NodeOf(T));
     for (const std::string &R : F.S.ModuleStrings)
       for (const Target &T : resolveString(int(I), R))
         Edge(Mod, T.Def < 0 ? Files[T.File].ModNode : NodeOf(T));
@@ -183,10 +200,11 @@ void ProjectModel::buildGraph() {
       // A loose file's (no package): its public definitions, kernels too
       // (a script or a file of kernels whose use the tree does not show).
       bool Api = D.Kind != Definition::Method && isPublicName(D.Name) &&
+                 !isTestFunction({int(I), int(J)}) &&
                  (F.InPackage ? !D.Kernel && Cfg.PublicModulesAreApi && F.Public && !F.IsInit
                               : true);
       if (Api)
-        ApiEdge(Mod, Me);
+        DefApi.push_back({int(I), Me});
     }
     // A package's __init__: what it binds publicly, and its __all__.
     if (F.IsInit) {
@@ -207,6 +225,15 @@ void ProjectModel::buildGraph() {
             ApiEdge(Mod, NodeOf(T));
       }
     }
+  }
+  // A module's public functions are API once every importer is known,
+  // unless nothing imports it and it runs as a script: `python -m pkg.mod`
+  // runs its `__main__` block, nobody calls its functions (a kernel
+  // module's self-test and benchmark under `__main__`).
+  for (const auto &[I, Me] : DefApi) {
+    const FileInfo &F = Files[I];
+    if (!(F.InPackage && F.S.HasMain && F.Importers.empty() && !F.TopPackage))
+      ApiEdge(F.ModNode, Me);
   }
   // An API edge also added as a real one (module-level code that names the
   // definition) is real: it occurs in Edges more often than it was added
@@ -237,6 +264,12 @@ void ProjectModel::computeReach() {
   for (const FileInfo &F : Files) {
     bool Root = F.TopPackage || !F.InPackage || F.S.HasMain;
     std::vector<int> &To = F.Test ? TestRoots : Roots;
+    // A package's function named test*/bench* (isTestFunctionName) is a
+    // test: a root only with the tests.
+    if (!F.Test && F.InPackage)
+      for (size_t J = 0; J < F.S.Defs.size(); ++J)
+        if (isTestFunction({int(&F - Files.data()), int(J)}))
+          TestRoots.push_back(F.ModNode + 1 + int(J));
     if (F.Test) {
       // A test file and everything it defines (pytest calls the tests).
       To.push_back(F.ModNode);
@@ -297,8 +330,13 @@ std::string ProjectModel::whyUnreached(int Node) const {
     int X = Node;
     while (TestParent[X] >= 0)
       X = TestParent[X];
-    return "only tests or benchmarks launch it: `" + D.Name + "` is reached from `" +
-           Files[NodeFile[X]].Rel + "` (--include-tests counts them)";
+    // The test: a file of tests, or a test function of the package.
+    const FileInfo &T = Files[NodeFile[X]];
+    std::string From = "`" + T.Rel + "`";
+    if (NodeDef[X] >= 0 && !T.Test)
+      From = "`" + T.S.Defs[NodeDef[X]].Name + "` (" + T.Rel + ")";
+    return "only tests or benchmarks launch it: `" + D.Name + "` is reached from " + From +
+           " (--include-tests counts them)";
   }
   std::string M = F.Module.empty() ? F.Rel : F.Module;
   if (!Reached[F.ModNode]) {

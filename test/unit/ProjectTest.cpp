@@ -326,6 +326,15 @@ TEST(ProjectHelpers, Returns) {
 }
 #endif
 
+// Functions that test or time code, by name (isTestFunctionName).
+TEST(ProjectPaths, TestFunctions) {
+  for (const char *N : {"test", "test_int8", "test2", "_test_correct", "benchmark", "bench_decode",
+                        "__benchmark", "TestDecode"})
+    EXPECT_TRUE(isTestFunctionName(N)) << N;
+  for (const char *N : {"attest", "contest_kernel", "latest", "_", "", "run_test", "prebench"})
+    EXPECT_FALSE(isTestFunctionName(N)) << N;
+}
+
 TEST(ProjectPaths, Tests) {
   EXPECT_TRUE(isTestPath("tests/a.py"));
   EXPECT_TRUE(isTestPath("pkg/test_a.py"));
