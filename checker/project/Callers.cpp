@@ -18,6 +18,9 @@
 //===----------------------------------------------------------------------===//
 #include "project/Project.h"
 
+#include <algorithm>
+#include <cctype>
+
 namespace kvlint {
 namespace project {
 namespace {
@@ -29,6 +32,24 @@ constexpr unsigned MaxChain = 4; // wrappers followed from a launcher outwards
 /// The argument call C passes for parameter Index/Param of D: the index into
 /// C.Args, -1 when it passes none (the default), -2 when it cannot be told
 /// (`*args`, `**kwargs`).
+/// Whether argument text A is a keyword argument `name=value` (not a
+/// comparison `a != b`, `a <= b`, `a == b`), with its name.
+bool ProjectModel::keyword(const std::string &A, std::string &Name) {
+  size_t Eq = A.find('=');
+  if (Eq == std::string::npos || Eq == 0 || Eq + 1 >= A.size() || A[Eq + 1] == '=')
+    return false;
+  size_t E = A.find_last_not_of(' ', Eq - 1);
+  if (E == std::string::npos)
+    return false;
+  Name = A.substr(0, E + 1);
+  if (!(std::isalpha((unsigned char)Name[0]) || Name[0] == '_'))
+    return false;
+  for (char C : Name)
+    if (!(std::isalnum((unsigned char)C) || C == '_'))
+      return false;
+  return true;
+}
+
 int ProjectModel::argIndex(const CallSite &C, const Definition &D, const std::string &Param) {
   int Index = -1;
   for (size_t K = 0; K < D.Params.size(); ++K) {
@@ -38,8 +59,10 @@ int ProjectModel::argIndex(const CallSite &C, const Definition &D, const std::st
     if (P.substr(0, P.find('=')) == Param)
       Index = int(K);
   }
-  // A method's first parameter is the object: calls pass one fewer.
-  if (D.Kind == Definition::Method)
+  // A method's first parameter is the object: calls pass one fewer (not
+  // a static method's).
+  if (D.Kind == Definition::Method &&
+      std::find(D.Decorators.begin(), D.Decorators.end(), "staticmethod") == D.Decorators.end())
     --Index;
   int Found = -1;
   size_t Pos = 0;
@@ -50,11 +73,9 @@ int ProjectModel::argIndex(const CallSite &C, const Definition &D, const std::st
       Star = true;
       continue;
     }
-    size_t Eq = A.find('=');
-    bool Kw = Eq != std::string::npos && Eq > 0 && Eq + 1 < A.size() && A[Eq + 1] != '=' &&
-              A.find_first_of("([{'\"") > Eq;
-    if (Kw) {
-      if (A.substr(0, Eq) == Param)
+    std::string Name;
+    if (keyword(A, Name)) {
+      if (Name == Param)
         Found = int(I);
     } else {
       if (int(Pos) == Index && !Star)
@@ -80,14 +101,27 @@ const ProjectModel::CallerTensor &ProjectModel::callerTensorAt(int F, int Def,
   Tensors[Key] = CallerTensor(); // a cycle of wrappers knows nothing
   CallerTensor Out;
   const Definition &D = Files[F].S.Defs[Def];
-  const std::vector<std::pair<int, int>> &Named = callsNamed(D.Name);
-  bool Bad = Named.empty();
+  // Every call that may be of D: by its name and by each name an import
+  // binds it to (`from .k import go as g`). A function passed as a value
+  // (`partial(go, ...)`, `op_func=go`) has calls no one can see.
+  std::vector<std::pair<int, int>> Named = callsNamed(D.Name);
+  for (const std::string &Alias : aliasesOf(D.Name)) {
+    const auto &More = callsNamed(Alias);
+    Named.insert(Named.end(), More.begin(), More.end());
+  }
+  bool Bad = Named.empty() || passedAsValue(D.Name);
   for (size_t J = 0; !Bad && J < Named.size(); ++J) {
     const auto &[G, K] = Named[J];
     const CallSite &C = Files[G].S.Calls[K];
-    bool Mine = false;
-    for (const Target &T : resolveRef(G, C.Callee))
+    bool Mine = false, Other = false;
+    for (const Target &T : resolveRef(G, C.Callee)) {
       Mine |= T.File == F && T.Def == Def;
+      Other |= T.File != F || T.Def != Def;
+    }
+    if (!Mine && !Other) { // a call of this name nothing resolves (`self.go(...)`)
+      Bad = true;
+      break;
+    }
     // A test's call is no production caller unless tests are scanned.
     if (!Mine || (!Cfg.IncludeTests && (Files[G].Test || (C.Scope >= 0 &&
                                                           isTestFunctionName(Files[G].S.Defs[C.Scope].Name)))))
@@ -143,8 +177,59 @@ const ProjectModel::CallerTensor &ProjectModel::callerTensorAt(int F, int Def,
   return Tensors[Key] = Out;
 }
 
+/// The names imports bind a definition called Name to, other than Name.
+const std::vector<std::string> &ProjectModel::aliasesOf(const std::string &Name) const {
+  static const std::vector<std::string> None;
+  if (Aliases.empty()) {
+    Aliases[""]; // computed
+    for (const FileInfo &G : Files)
+      for (const Import &I : G.S.Imports)
+        if (!I.Name.empty() && I.Name != "*" && !I.Local.empty() && I.Local != I.Name) {
+          std::vector<std::string> &L = Aliases[I.Name];
+          if (std::find(L.begin(), L.end(), I.Local) == L.end())
+            L.push_back(I.Local);
+        }
+  }
+  auto It = Aliases.find(Name);
+  return It == Aliases.end() ? None : It->second;
+}
+
+/// Whether some call passes a function named Name (or bound to it) as an
+/// argument: `functools.partial(go, ...)`, `register(op_func=go)`.
+bool ProjectModel::passedAsValue(const std::string &Name) const {
+  if (ValueArgs.empty()) {
+    ValueArgs.insert(""); // computed
+    for (const FileInfo &G : Files)
+      for (const CallSite &C : G.S.Calls)
+        for (const std::string &A : C.Args) {
+          std::string K, V = A;
+          if (keyword(A, K))
+            V = A.substr(A.find('=') + 1);
+          size_t B = V.find_first_not_of(' '), E = V.find_last_not_of(' ');
+          if (B == std::string::npos)
+            continue;
+          V = V.substr(B, E - B + 1);
+          size_t Dot = V.find_last_of('.');
+          std::string Last = Dot == std::string::npos ? V : V.substr(Dot + 1);
+          bool Plain = !Last.empty();
+          for (char Ch : V)
+            Plain &= std::isalnum((unsigned char)Ch) || Ch == '_' || Ch == '.';
+          if (Plain)
+            ValueArgs.insert(Last);
+        }
+  }
+  if (ValueArgs.count(Name))
+    return true;
+  for (const std::string &Alias : aliasesOf(Name))
+    if (ValueArgs.count(Alias))
+      return true;
+  return false;
+}
+
 void ProjectModel::linkCallerTensors() {
   Tensors.clear();
+  ValueArgs.clear();
+  Aliases.clear();
   for (size_t F = 0; F < Files.size(); ++F) {
     const FileSummary &S = Files[F].S;
     std::set<int> Launchers;

@@ -97,8 +97,11 @@ const ProjectModel::PassedValues &ProjectModel::passedValues(int F, int Def,
     std::string Arg;
     if (A >= 0) {
       Arg = C.Args[A];
-      if (Arg.rfind(Param + "=", 0) == 0 && Arg.compare(Param.size() + 1, 1, "=") != 0)
-        Arg = Arg.substr(Param.size() + 1);
+      std::string Name;
+      if (keyword(Arg, Name)) {
+        Arg = Arg.substr(Arg.find('=') + 1);
+        Arg = Arg.substr(std::min(Arg.size(), Arg.find_first_not_of(' ')));
+      }
     } else if (A == -2 || Default.empty()) { // unknown, or past what is kept
       return Out;
     } else {

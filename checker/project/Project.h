@@ -261,12 +261,17 @@ private:
   /// Param of D; -1 when it passes none (the default), -2 when that cannot
   /// be told (`*args`, `**kwargs`, arguments past those kept). Callers.cpp.
   static int argIndex(const CallSite &C, const Definition &D, const std::string &Param);
+  static bool keyword(const std::string &A, std::string &Name);
 
   // Callers.cpp
   mutable std::map<std::tuple<int, int, std::string>, CallerTensor> Tensors;
   const CallerTensor &callerTensorAt(int F, int Def, const std::string &Param,
                                      unsigned Depth) const;
   void linkCallerTensors();
+  const std::vector<std::string> &aliasesOf(const std::string &Name) const;
+  mutable std::map<std::string, std::vector<std::string>> Aliases; ///< by imported name
+  bool passedAsValue(const std::string &Name) const;
+  mutable std::set<std::string> ValueArgs; ///< names passed as arguments ("" once computed)
 
   // Reach.cpp
   bool isTestFunction(const Target &T) const;

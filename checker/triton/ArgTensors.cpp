@@ -63,7 +63,8 @@ private:
   TSNode Body;
   std::set<std::string> Params;
   std::map<std::string, std::vector<Bind>> B;
-  std::vector<Span> Loops; ///< the body's for and while statements
+  std::vector<Span> Loops;  ///< the body's for and while statements
+  std::vector<Span> Nested; ///< the body's nested functions and lambdas
 
   std::string text(TSNode N) const {
     if (ts_node_is_null(N))
@@ -113,7 +114,8 @@ private:
     if (Hi > Src.size() || Hi <= Lo)
       return false;
     std::string_view V(Src.data() + Lo, Hi - Lo);
-    return V.find(":=") != V.npos || V.find("lambda") != V.npos || V.find("for") != V.npos;
+    return V.find(":=") != V.npos || V.find("lambda") != V.npos || V.find("for") != V.npos ||
+           V.find("_(") != V.npos || V.find(" as ") != V.npos;
   }
 
   void bindings(TSNode N, unsigned Dp, TSNode Blk) {
@@ -141,6 +143,9 @@ private:
       TSNode L = field(N, "left"), R = field(N, "right");
       if (is(L, "identifier") && !ts_node_is_null(R))
         B[text(L)].push_back({Span(N), R, Span(Blk)});
+      else if (is(L, "attribute") && is(field(L, "object"), "identifier") &&
+               text(field(L, "attribute")) == "data") // `x.data = y.t()`
+        B[text(field(L, "object"))].push_back({Span(N), TSNode{}, Span(Blk)});
       else if (!is(L, "subscript") && !is(L, "attribute"))
         Other(L);
     } else if (T == "augmented_assignment") {
@@ -153,11 +158,42 @@ private:
         Other(field(N, "left"));
     } else if (T == "named_expression") {
       Other(field(N, "name"));
-    } else if (T == "as_pattern_target") {
-      Other(N);
+    } else if (T == "as_pattern_target" || T.find("pattern") != T.npos) {
+      Other(N); // `with f() as x`, `except E as x`, a `case` capture
       return;
     } else if (T == "function_definition" || T == "lambda") {
-      Other(field(N, "parameters")); // a nested scope's parameters shadow
+      // A nested scope's parameters shadow the outer names from where they
+      // are declared; its body reads the outer names when it runs.
+      TSNode Ps = field(N, "parameters");
+      walk(Ps, [&](TSNode X) {
+        if (is(X, "identifier"))
+          B[text(X)].push_back({Span(Ps), TSNode{}, Span(Blk)});
+      });
+      Nested.push_back(Span(N));
+    } else if (T == "list_comprehension" || T == "set_comprehension" ||
+               T == "dictionary_comprehension" || T == "generator_expression") {
+      // Its loop variables bind inside it, before any use in its body.
+      Span At(N);
+      At.Hi = At.Lo + 1;
+      eachChild(N, [&](TSNode K) {
+        if (is(K, "for_in_clause"))
+          walk(field(K, "left"), [&](TSNode X) {
+            if (is(X, "identifier"))
+              B[text(X)].push_back({At, TSNode{}, Span(Blk)});
+          });
+      });
+    } else if (T == "call") {
+      // An in-place change of layout (`x.t_()`, `x.transpose_(0, 1)`,
+      // `x.as_strided_(...)`, `x.resize_(...)`) rebinds what x is.
+      static const std::set<std::string_view> InPlace = {
+          "t_", "transpose_", "as_strided_", "resize_", "resize_as_", "unsqueeze_",
+          "squeeze_", "set_", "swapdims_", "swapaxes_", "unflatten_", "share_memory_"};
+      TSNode Fn = field(N, "function");
+      if (is(Fn, "attribute") && InPlace.count(text(field(Fn, "attribute"))) &&
+          is(stripParens(field(Fn, "object")), "identifier"))
+        B[text(stripParens(field(Fn, "object")))].push_back({Span(N), TSNode{}, Span(Blk)});
+      if (!mayBind(N))
+        return;
     } else if (T != "module" && T != "decorated_definition" && T != "class_definition" &&
                T != "augmented_assignment" && !endsWith(T, "_statement") &&
                !endsWith(T, "_clause") && !mayBind(N)) {
@@ -182,8 +218,12 @@ private:
       size_t K = size_t(std::lower_bound(V.begin(), V.end(), Use.Lo,
                                          [](const Bind &X, uint32_t U) { return X.Stmt.Lo < U; }) -
                         V.begin());
-      // A later binding in a loop around the use reaches it on the next turn.
+      // A later binding in a loop around the use reaches it on the next turn;
+      // a nested function's body runs after any later binding of its name.
       if (K < V.size() && V[K].Stmt.Lo < LoopEnd)
+        return false;
+      if (K < V.size() && std::any_of(Nested.begin(), Nested.end(),
+                                      [&](const Span &F) { return F.holds(Use); }))
         return false;
       for (size_t J = K; J-- > 0;) {
         if (!V[J].Stmt.holds(Use)) {
@@ -307,13 +347,29 @@ private:
   /// either).
   bool oneSize(TSNode S) const {
     S = stripParens(S);
-    if (is(S, "integer") || is(S, "binary_operator") || is(S, "subscript"))
+    if (is(S, "integer"))
       return true;
+    if (is(S, "binary_operator")) { // `n * d`, `n // c`; never `x.shape[:-1] + (n,)`
+      std::string Op = text(field(S, "operator"));
+      auto Part = [&](TSNode X) { return oneSize(X) || isName(X); };
+      return (Op == "*" || Op == "//") && Part(field(S, "left")) && Part(field(S, "right"));
+    }
+    if (is(S, "subscript")) { // `x.shape[0]`: an integer index into a shape
+      TSNode V = field(S, "value");
+      std::vector<TSNode> Ix = fieldKids(S, "subscript");
+      return is(V, "attribute") && text(field(V, "attribute")) == "shape" && Ix.size() == 1 &&
+             (is(Ix[0], "integer") || is(Ix[0], "unary_operator"));
+    }
     if (!is(S, "call"))
       return false;
     TSNode Fn = field(S, "function");
     std::string M = is(Fn, "attribute") ? text(field(Fn, "attribute")) : text(Fn);
     return (M == "size" && !kids(field(S, "arguments")).empty()) || M == "numel" || M == "len";
+  }
+
+  static bool isName(TSNode N) {
+    N = stripParens(N);
+    return is(N, "identifier") || is(N, "attribute");
   }
 
   static bool fresh(const std::string &T) { return T.rfind("new", 0) == 0; }
@@ -322,10 +378,10 @@ private:
   /// one), `y.shape` or `y.size()` of another allocation.
   std::string shapeArg(TSNode S, unsigned Dp) {
     S = stripParens(S);
-    if (is(S, "identifier")) {
+    if (is(S, "identifier")) { // a name bound to a tuple (a list may grow)
       TSNode R;
       bool P;
-      if (!reaching(text(S), S, R, P))
+      if (!reaching(text(S), S, R, P) || !is(stripParens(R), "tuple"))
         return "";
       S = stripParens(R);
     }
@@ -366,10 +422,16 @@ private:
     for (TSNode A : kids(field(E, "arguments"))) {
       if (is(A, "list_splat") || is(A, "dictionary_splat"))
         return "";
-      if (is(A, "keyword_argument"))
+      if (is(A, "keyword_argument")) {
         Keywords = true;
-      else
+        // A layout other than row-major (channels_last), or a size view
+        // (`x.view(dtype=...)`): no contiguous sizes.
+        std::string K = text(field(A, "name"));
+        if (K == "memory_format" || K == "layout" || K == "dtype" && Meth == "view")
+          return "";
+      } else {
         Pos.push_back(A);
+      }
     }
     // The same layout as the object, when that is a fresh allocation.
     auto Same = [&]() {
@@ -400,14 +462,16 @@ private:
     if (Method && (Meth == "view" || Meth == "reshape") && !Pos.empty()) {
       if (Same().empty())
         return "";
+      if (Pos.size() == 1 && is(stripParens(Pos[0]), "attribute")) // x.view(torch.int8)
+        return "";
       return Pos.size() == 1 ? shapeArg(Pos[0], Dp) : sizes(Pos, Dp);
     }
-    // An engine's allocator (lightllm's `self.alloc_tensor(shape, dtype)`,
-    // `alloc_tensor_func(shape, dtype=...)`): a function whose name says it
-    // allocates, given the shape first.
+    // An engine's tensor allocator (lightllm's `self.alloc_tensor(shape,
+    // dtype)`, `alloc_tensor_func(shape, dtype=...)`), given the shape
+    // first; not a pool's `alloc_kv(...)`, which may hand out a view.
     std::string Low = Meth;
     std::transform(Low.begin(), Low.end(), Low.begin(), ::tolower);
-    if (Low.find("alloc") != std::string::npos && !Pos.empty())
+    if (Low.find("alloc_tensor") != std::string::npos && !Pos.empty())
       return shapeArg(Pos[0], Dp);
     return "";
   }
