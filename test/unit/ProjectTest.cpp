@@ -261,6 +261,16 @@ TEST(ProjectCallers, CallerTensors) {
   EXPECT_FALSE(M.callerTensor("/p/pkg/k.py", "go_t", "o").Known);
   // Only a test calls it: no production caller.
   EXPECT_FALSE(M.callerTensor("/p/pkg/k.py", "_none", "o").Known);
+  // A comparison is a positional argument, not a keyword one: `o` is the
+  // transpose, not the allocation after it.
+  ProjectModel M2 = model(
+      {{"pkg/__init__.py", "from .layer import fwd\n"},
+       {"pkg/layer.py", "import torch\nfrom .k import go3\n"
+                        "def fwd(x, h, n):\n"
+                        "    go3(n != 0, x.t(), torch.empty((h, n)))\n"},
+       {"pkg/k.py", std::string(Kernel) + "def go3(f, o, p):\n    _k[(1,)](o)\n"}});
+  EXPECT_FALSE(M2.callerTensor("/p/pkg/k.py", "go3", "o").Known);
+  EXPECT_TRUE(M2.callerTensor("/p/pkg/k.py", "go3", "p").Known);
   // The wrapper on the chain is answered too; a parameter that is not there is not.
   EXPECT_TRUE(M.callerTensor("/p/pkg/k.py", "go_w", "o").Known);
   EXPECT_FALSE(M.callerTensor("/p/pkg/k.py", "go", "p").Known);
