@@ -29,12 +29,10 @@ constexpr unsigned MaxChain = 4; // wrappers followed from a launcher outwards
 
 } // namespace
 
-/// The argument call C passes for parameter Index/Param of D: the index into
-/// C.Args, -1 when it passes none (the default), -2 when it cannot be told
-/// (`*args`, `**kwargs`).
 /// Whether argument text A is a keyword argument `name=value` (not a
-/// comparison `a != b`, `a <= b`, `a == b`), with its name.
-bool ProjectModel::keyword(const std::string &A, std::string &Name) {
+/// comparison `a != b`, `a <= b`, `a == b`), with its name and, when asked,
+/// its value without the spaces around it.
+bool ProjectModel::keyword(const std::string &A, std::string &Name, std::string *Value) {
   size_t Eq = A.find('=');
   if (Eq == std::string::npos || Eq == 0 || Eq + 1 >= A.size() || A[Eq + 1] == '=')
     return false;
@@ -47,6 +45,10 @@ bool ProjectModel::keyword(const std::string &A, std::string &Name) {
   for (char C : Name)
     if (!(std::isalnum((unsigned char)C) || C == '_'))
       return false;
+  if (Value) {
+    size_t B = A.find_first_not_of(' ', Eq + 1), L = A.find_last_not_of(' ');
+    *Value = B == std::string::npos ? "" : A.substr(B, L - B + 1);
+  }
   return true;
 }
 
@@ -148,12 +150,7 @@ const ProjectModel::CallerTensor &ProjectModel::callerTensorAt(int F, int Def,
       Where += ", from " + Up.Where;
       Out.Calls += Up.Calls;
     } else if (T.rfind("new\t", 0) == 0) {
-      for (size_t B = 4, E; B <= T.size(); B = E + 1) {
-        E = T.find('\t', B);
-        if (E == std::string::npos)
-          E = T.size();
-        Sizes.push_back(T.substr(B, E - B));
-      }
+      Sizes = tabFields(T, 4);
       Where += " allocates it (" + std::to_string(Sizes.size()) + "-D, contiguous)";
       ++Out.Calls;
     } else {
@@ -202,13 +199,13 @@ bool ProjectModel::passedAsValue(const std::string &Name) const {
     for (const FileInfo &G : Files)
       for (const CallSite &C : G.S.Calls)
         for (const std::string &A : C.Args) {
-          std::string K, V = A;
-          if (keyword(A, K))
-            V = A.substr(A.find('=') + 1);
-          size_t B = V.find_first_not_of(' '), E = V.find_last_not_of(' ');
-          if (B == std::string::npos)
+          std::string K, V;
+          if (!keyword(A, K, &V)) {
+            size_t B = A.find_first_not_of(' '), E = A.find_last_not_of(' ');
+            V = B == std::string::npos ? "" : A.substr(B, E - B + 1);
+          }
+          if (V.empty())
             continue;
-          V = V.substr(B, E - B + 1);
           size_t Dot = V.find_last_of('.');
           std::string Last = Dot == std::string::npos ? V : V.substr(Dot + 1);
           bool Plain = !Last.empty();

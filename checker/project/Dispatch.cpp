@@ -96,12 +96,9 @@ const ProjectModel::PassedValues &ProjectModel::passedValues(int F, int Def,
     int A = argIndex(C, D, Param);
     std::string Arg;
     if (A >= 0) {
-      Arg = C.Args[A];
       std::string Name;
-      if (keyword(Arg, Name)) {
-        Arg = Arg.substr(Arg.find('=') + 1);
-        Arg = Arg.substr(std::min(Arg.size(), Arg.find_first_not_of(' ')));
-      }
+      if (!keyword(C.Args[A], Name, &Arg))
+        Arg = C.Args[A];
     } else if (A == -2 || Default.empty()) { // unknown, or past what is kept
       return Out;
     } else {

@@ -261,7 +261,7 @@ private:
   /// Param of D; -1 when it passes none (the default), -2 when that cannot
   /// be told (`*args`, `**kwargs`, arguments past those kept). Callers.cpp.
   static int argIndex(const CallSite &C, const Definition &D, const std::string &Param);
-  static bool keyword(const std::string &A, std::string &Name);
+  static bool keyword(const std::string &A, std::string &Name, std::string *Value = nullptr);
 
   // Callers.cpp
   mutable std::map<std::tuple<int, int, std::string>, CallerTensor> Tensors;

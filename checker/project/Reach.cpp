@@ -158,13 +158,7 @@ void ProjectModel::buildGraph() {
       // refs only inside branches on a parameter no call takes: no edge
       std::map<std::string, std::string> Dead;
       for (const std::string &G : D.Guards) {
-        std::vector<std::string> Parts;
-        for (size_t B = 0, E; B <= G.size(); B = E + 1) {
-          E = G.find('\t', B);
-          if (E == std::string::npos)
-            E = G.size();
-          Parts.push_back(G.substr(B, E - B));
-        }
+        std::vector<std::string> Parts = tabFields(G);
         std::string Why;
         if (Parts.size() >= 4 &&
             deadBranch(int(I), int(J), Parts[1],

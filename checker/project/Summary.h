@@ -87,17 +87,31 @@ struct Import {
   unsigned Line = 0;
 };
 
+/// The tab-separated fields of S from byte From on (the encodings of
+/// Definition::Guards and CallSite::ArgTensors).
+inline std::vector<std::string> tabFields(const std::string &S, size_t From = 0) {
+  std::vector<std::string> Out;
+  for (size_t B = From, E; B <= S.size(); B = E + 1) {
+    E = S.find('\t', B);
+    if (E == std::string::npos)
+      E = S.size();
+    Out.push_back(S.substr(B, E - B));
+  }
+  return Out;
+}
+
 /// A call `f(a, b)` or a launch `kernel[grid](a, b)`.
 struct CallSite {
   int Scope = -1;     ///< enclosing definition (index into Defs), -1: module level
   std::string Callee; ///< the callee's text (`kernel` for a launch)
   std::vector<std::string> Args; ///< each argument's text (`k=v` for a keyword)
   /// Parallel to Args (or empty): what the caller shows of each argument as
-  /// a tensor (Summarise.cpp, tensorArg). "" nothing; "=p" the enclosing
+  /// a tensor (checker/triton/ArgTensors.cpp). "" nothing; "=p" the enclosing
   /// function's parameter p, passed on unchanged; "new\ts1\ts2..." a
   /// contiguous tensor the caller allocates (`torch.empty((s1, s2))`,
   /// `x.new_zeros(...)`, `self.alloc_tensor((s1, s2), dtype)`), with each
-  /// size's text, outermost first. ProjectModel::callerTensor follows them.
+  /// size's text, outermost first (tabFields(T, 4)). ProjectModel::callerTensor
+  /// follows them.
   std::vector<std::string> ArgTensors;
   std::string Grid;   ///< a launch's grid text
   bool Launch = false;

@@ -66,30 +66,9 @@ private:
   std::vector<Span> Loops;  ///< the body's for and while statements
   std::vector<Span> Nested; ///< the body's nested functions and lambdas
 
-  std::string text(TSNode N) const {
-    if (ts_node_is_null(N))
-      return "";
-    uint32_t Lo = ts_node_start_byte(N), Hi = ts_node_end_byte(N);
-    if (Lo > Src.size() || Hi > Src.size() || Hi < Lo)
-      return "";
-    std::string T = Src.substr(Lo, std::min<uint32_t>(Hi - Lo, 200));
-    for (char &C : T)
-      if (C == '\n' || C == '\r' || C == '\t')
-        C = ' ';
-    return T;
-  }
-
-  std::string dotted(TSNode N, unsigned D = 0) const {
-    if (D > 32)
-      return "";
-    if (is(N, "identifier"))
-      return text(N);
-    if (is(N, "attribute")) {
-      std::string O = dotted(field(N, "object"), D + 1);
-      return O.empty() ? "" : O + "." + text(field(N, "attribute"));
-    }
-    return "";
-  }
+  // Names and constants: short texts, never cut.
+  std::string text(TSNode N) const { return sourceText(Src, N); }
+  std::string dotted(TSNode N) const { return dottedText(Src, N); }
 
   /// Calls F on each named child of N (a cursor: no quadratic indexing).
   template <typename Fn> static void eachChild(TSNode N, Fn &&F) {
@@ -317,13 +296,7 @@ private:
     std::string T = tensorOf(Obj, Obj, Dp + 1);
     if (!fresh(T))
       return "?";
-    std::vector<std::string> Zs;
-    for (size_t B = 4, E; B <= T.size(); B = E + 1) {
-      E = T.find('\t', B);
-      if (E == std::string::npos)
-        E = T.size();
-      Zs.push_back(T.substr(B, E - B));
-    }
+    std::vector<std::string> Zs = project::tabFields(T, 4);
     int64_t N = int64_t(Zs.size());
     if (K < 0)
       K += N;

@@ -239,10 +239,7 @@ ArgFact Launcher::argFact(const Site &St, const KParam &P, size_t Index) {
     F.K = ArgFact::Const;
     F.R = R;
   } else if (S) {
-    std::string St = strideOf(A, S);
-    std::string Obj;
-    int64_t Dim;
-    if (!St.empty() && strideCall(A, Obj, Dim)) knownSizes(Obj, S, &F.From);
+    std::string St = strideOf(A, S, &F.From);
     if (St == "1") {
       F.K = ArgFact::Const;
       F.R = {1, 1};
@@ -251,6 +248,7 @@ ArgFact Launcher::argFact(const Site &St, const KParam &P, size_t Index) {
       F.Nm = St;
       F.Shape = true;
     } else {
+      F.From.clear(); // the callers' sizes gave no stride
       std::string N = valueName(A, S, 0);
       if (!N.empty()) {
         F.K = ArgFact::Name;

@@ -594,7 +594,7 @@ bool Launcher::strideCall(TSNode A, std::string &Obj, int64_t &Dim, TSNode *ObjN
   return true;
 }
 
-std::string Launcher::strideOf(TSNode A, const Scope *S) {
+std::string Launcher::strideOf(TSNode A, const Scope *S, std::string *From) {
   A = stripParens(A);
   // asserted above the launch: `assert x.stride(-1) == 1`
   {
@@ -639,7 +639,7 @@ std::string Launcher::strideOf(TSNode A, const Scope *S) {
   }
   Rng I;
   if (!is(Obj, "identifier") || !constRange(IdxN, nullptr, I, 0) || I.Lo != I.Hi) return "";
-  std::vector<std::string> Sz = knownSizes(M.text(Obj), S, nullptr);
+  std::vector<std::string> Sz = knownSizes(M.text(Obj), S, From);
   int64_t N = int64_t(Sz.size()), K = I.Lo < 0 ? I.Lo + N : I.Lo;
   if (N < 1 || K < 0 || K >= N) return "";
   if (K == N - 1) return "1";
@@ -692,10 +692,8 @@ int Launcher::rankOf(TSNode Obj, const Scope *S) {
   Obj = stripParens(Obj);
   if (is(Obj, "identifier")) {
     std::string X = M.text(Obj);
-    std::vector<std::string> Sz = contiguousSizes(X, S, 0);
+    std::vector<std::string> Sz = knownSizes(X, S, nullptr);
     if (!Sz.empty()) return int(Sz.size());
-    if (const project::ProjectModel::CallerTensor *T = callerTensor(X, S))
-      return int(T->Sizes.size());
     for (const Scope *Y = S; Y; Y = Y->Parent) {
       int64_t N = 0;
       while (N < 8 && Y->ShapeNames.count({X, N})) ++N;

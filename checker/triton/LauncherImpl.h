@@ -191,7 +191,7 @@ private:
   bool constRangeImpl(TSNode E, const Scope *S, Rng &R, unsigned D);
   std::string valueName(TSNode E, const Scope *S, unsigned D);
   std::string productNames(TSNode E, const Scope *S);
-  std::string strideOf(TSNode A, const Scope *S);
+  std::string strideOf(TSNode A, const Scope *S, std::string *From = nullptr);
   const project::ProjectModel::CallerTensor *callerTensor(const std::string &X, const Scope *S);
   std::vector<std::string> knownSizes(const std::string &X, const Scope *S, std::string *From);
   std::map<std::pair<std::string, std::string>, project::ProjectModel::CallerTensor> Callers;

@@ -69,6 +69,10 @@ TSNode field(TSNode N, const char *F);
 std::vector<TSNode> fieldKids(TSNode N, const char *F);
 /// N without the parentheses around it.
 TSNode stripParens(TSNode N);
+/// The source text of N ("" for a null node or a range outside Src).
+std::string sourceText(const std::string &Src, TSNode N);
+/// `a.b.c` of an identifier/attribute chain, as written, or "".
+std::string dottedText(const std::string &Src, TSNode N, unsigned Depth = 0);
 /// The value of a Python integer literal's text; false when it is not one
 /// or does not fit 64 bits.
 bool parseInt(const std::string &Text, int64_t &V);
@@ -193,12 +197,8 @@ struct Module {
 
   Module(std::string P, const std::string &S, const Options &O)
       : Path(std::move(P)), Src(S), Opts(O) {}
-  std::string text(TSNode N) const {
-    if (ts_node_is_null(N)) return ""; // an absent field: `x: int` has no right side
-    uint32_t B = ts_node_start_byte(N), E = ts_node_end_byte(N);
-    if (B > Src.size() || E > Src.size() || E < B) return "";
-    return Src.substr(B, E - B);
-  }
+  /// An absent field's text is "" (`x: int` has no right side).
+  std::string text(TSNode N) const { return sourceText(Src, N); }
 
   /// Dotted, alias-resolved name of an identifier/attribute chain
   /// ("tl.load" -> "triton.language.load"), or "" when it is not one.

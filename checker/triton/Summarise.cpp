@@ -52,17 +52,10 @@ struct Summariser {
   FileSummary &Out;
   Mentions ModRefs;
   /// Each call site of Out.Calls with its node's arguments, while the file
-  /// is summarised (tensorArgs reads them).
+  /// is summarised (argTensors reads them).
   std::vector<std::vector<TSNode>> CallArgs;
 
-  std::string text(TSNode N) const {
-    if (ts_node_is_null(N))
-      return "";
-    uint32_t B = ts_node_start_byte(N), E = ts_node_end_byte(N);
-    if (B > Src.size() || E > Src.size() || E < B)
-      return "";
-    return Src.substr(B, E - B);
-  }
+  std::string text(TSNode N) const { return sourceText(Src, N); }
   std::string shortText(TSNode N) const {
     std::string T = text(N);
     if (T.size() > MaxText)
@@ -75,17 +68,7 @@ struct Summariser {
   static unsigned line(TSNode N) { return ts_node_start_point(N).row + 1; }
 
   /// `a.b.c` of an identifier/attribute chain, or "".
-  std::string dotted(TSNode N, unsigned Depth = 0) const {
-    if (Depth > 32)
-      return "";
-    if (is(N, "identifier"))
-      return text(N);
-    if (is(N, "attribute")) {
-      std::string O = dotted(field(N, "object"), Depth + 1);
-      return O.empty() ? "" : O + "." + text(field(N, "attribute"));
-    }
-    return "";
-  }
+  std::string dotted(TSNode N) const { return dottedText(Src, N); }
 
   static std::string noSpace(std::string S) {
     S.erase(std::remove_if(S.begin(), S.end(), [](char C) { return C == ' ' || C == '\\' ||

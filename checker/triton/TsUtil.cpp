@@ -56,6 +56,27 @@ std::vector<TSNode> fieldKids(TSNode N, const char *F) {
   return Out;
 }
 
+std::string sourceText(const std::string &Src, TSNode N) {
+  if (ts_node_is_null(N))
+    return "";
+  uint32_t B = ts_node_start_byte(N), E = ts_node_end_byte(N);
+  if (B > Src.size() || E > Src.size() || E < B)
+    return "";
+  return Src.substr(B, E - B);
+}
+
+std::string dottedText(const std::string &Src, TSNode N, unsigned Depth) {
+  if (Depth > 32)
+    return "";
+  if (is(N, "identifier"))
+    return sourceText(Src, N);
+  if (is(N, "attribute")) {
+    std::string O = dottedText(Src, field(N, "object"), Depth + 1);
+    return O.empty() ? "" : O + "." + sourceText(Src, field(N, "attribute"));
+  }
+  return "";
+}
+
 /// N without the parentheses around it: `((x))` is `x`.
 TSNode stripParens(TSNode N) {
   for (unsigned I = 0; I < 64 && is(N, "parenthesized_expression"); ++I) {
