@@ -12,6 +12,13 @@
 namespace kvlint {
 namespace triton {
 
+/// A constexpr parameter every launch site passes as the same constant.
+bool FnLowerer::pinnedByLaunch(const std::string &Name) const {
+  if (!Launch) return false;
+  auto H = Launch->Params.find(Name);
+  return H != Launch->Params.end() && pinnedHint(H->second);
+}
+
 /// Binds the parameters of Def. Entry: Args == nullptr (params are Param /
 /// Symbolic leaves). Inlined: bound to the caller's values.
 void FnLowerer::bindParams(TSNode Def, const std::vector<Val> *Pos,
@@ -58,6 +65,13 @@ void FnLowerer::bindParams(TSNode Def, const std::vector<Val> *Pos,
     if (Constexpr && !Pos && !Kw && Fixed.count(Name)) {
       N = mk(Kind::Const, IntTy::boolean(), NameN);
       N->Value = Fixed.at(Name);
+      Weak.insert(N);
+    } else if (Constexpr && !Pos && !Kw && pinnedByLaunch(Name)) {
+      // every launch passes the same constant: Triton compiles the kernel
+      // for that value alone (`IS_VARLEN=False` at its only launcher)
+      N = mk(Kind::Const, i32(), NameN);
+      N->Value = Launch->Params.at(Name).Lo;
+      N->Hint = Launch->Params.at(Name);
       Weak.insert(N);
     } else if (Constexpr) {
       N = mk(Kind::Symbolic, i32(), NameN);

@@ -235,7 +235,12 @@ ArgFact Launcher::argFact(const Site &St, const KParam &P, size_t Index) {
   }
   if (S && checkedFlag(A, S, F)) return F;
   Rng R;
-  if (!is(stripParens(A), "true") && !is(stripParens(A), "false") && constRange(A, S, R, 0)) {
+  if (is(stripParens(A), "true") || is(stripParens(A), "false")) {
+    // a flag literal: a constexpr every site passes the same way fixes the
+    // kernel's specialisation (Calls.cpp), so the other side is dead code
+    F.K = ArgFact::Const;
+    F.R.Lo = F.R.Hi = is(stripParens(A), "true");
+  } else if (constRange(A, S, R, 0)) {
     F.K = ArgFact::Const;
     F.R = R;
   } else if (S) {

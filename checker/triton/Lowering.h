@@ -170,6 +170,11 @@ struct LaunchFacts {
   std::vector<CheckedProduct> Checked;      ///< products every site's asserts bound
 };
 
+/// The launch sites agree on one constant for the parameter.
+inline bool pinnedHint(const ValueHint &H) {
+  return H.HasRange && H.Lo == H.Hi && H.BoundBy.empty();
+}
+
 struct JitFn {
   std::string Name;
   TSNode Def{}; // function_definition
@@ -295,6 +300,7 @@ private:
   bool isWeak(const Node *N) const;
   static const Node *strip(const Node *N);
   static bool constOf(const Node *N, int64_t &V);
+  bool pinnedByLaunch(const std::string &Name) const;
   IntTy promote(const Node *A, const Node *B) const;
   Val useName(const std::string &Name, TSNode At);
   Val use(const Val &V, const std::string &Name, TSNode At);

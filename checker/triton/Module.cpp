@@ -235,6 +235,11 @@ FlagPlan planFlags(const Module &M, const JitFn &J) {
       if (Constexprs.count(G.first) && Plan.Value.size() < MaxValueFlags &&
           Seen.insert(G.first).second)
         Plan.Value.push_back(G.first);
+  // A flag every launch passes as one constant is that constant (Calls.cpp):
+  // enumerating it would lower a specialisation no launch compiles.
+  if (L != M.Launches.end())
+    for (const auto &[P, H] : L->second.Params)
+      if (pinnedHint(H)) Constexprs.erase(P);
   walk(field(J.Def, "body"), [&](TSNode N) {
     if (!is(N, "if_statement") && !is(N, "elif_clause")) return;
     TSNode C = field(N, "condition");

@@ -658,6 +658,7 @@ TEST(TritonLauncher, ConstantsUnionOverSites) {
   auto H = [&](const char *N) {
     const Node *X = inF(F, Kind::Param, N);
     if (!X) X = inF(F, Kind::Symbolic, N);
+    if (!X) X = inF(F, Kind::Const, N); // one value at every launch
     EXPECT_TRUE(X) << N;
     return X ? X->Hint : ValueHint();
   };
@@ -925,7 +926,7 @@ TEST(TritonLauncher, DumpShowsHints) {
   std::string D = dump(lastAddr(LF));
   EXPECT_NE(D.find("(LaunchIdx:i32 program_id(0) @num_tokens/16)"), std::string::npos) << D;
   EXPECT_NE(D.find("(Param:i32 n @num_tokens)"), std::string::npos) << D;
-  EXPECT_NE(D.find("(Symbolic:i32 B [128,128])"), std::string::npos) << D;
+  EXPECT_NE(D.find("(Const:i32 128 B [128,128])"), std::string::npos) << D; // one value at every launch
 }
 
 TEST(TreeDtypes, AllocationsAndPassThroughs) {

@@ -37,7 +37,7 @@ def reshape(key, cache, slot_mapping, head_size):
 # and /(BT): the divisor is the kernel's BT, so program_id(0) * BT < T), and
 # B * H, a product of names: program_id(1) spans @B*H. T comes from the
 # unpacked shape.
-# CHECK: store {{.*}}(Mul:i32 (LaunchIdx:i32 program_id(0) @T/64/(BT)) (Symbolic:i32 BT [64,64]))) (LaunchIdx:i32 program_id(1) @B*H)) (Param:i32 T @T))
+# CHECK: store {{.*}}(Mul:i32 (LaunchIdx:i32 program_id(0) @T/64/(BT)) (Const:i32 64 BT [64,64]))) (LaunchIdx:i32 program_id(1) @B*H)) (Param:i32 T @T))
 @triton.jit
 def chunk_fwd(o, T, BT: tl.constexpr):
     tl.store(o + tl.program_id(0) * BT + tl.program_id(1) + T, 0)
