@@ -81,22 +81,6 @@ bool padValue(const Node *N, unsigned Depth = 0) {
   return false;
 }
 
-void atoms(const Node *C, bool Pos, std::vector<std::pair<const Node *, bool>> &Out,
-           unsigned Depth = 0) {
-  C = through(C);
-  if (!C || Depth > 16)
-    return;
-  if (C->K == Kind::LNot)
-    return atoms(C->op(0), !Pos, Out, Depth + 1);
-  if ((C->K == Kind::LAnd && Pos) || (C->K == Kind::LOr && !Pos) || (C->K == Kind::And && Pos)) {
-    atoms(C->op(0), Pos, Out, Depth + 1);
-    atoms(C->op(1), Pos, Out, Depth + 1);
-    return;
-  }
-  if (isComparison(C->K))
-    Out.push_back({C, Pos});
-}
-
 /// The table a value is read from, through locals and casts, or "".
 std::string tableOf(const Node *N) {
   const Node *P = through(N);
@@ -152,6 +136,23 @@ void add(std::vector<NamedFact> &V, const std::string &Name, const std::string &
 
 } // namespace
 
+void guardAtoms(const Node *C, bool Pos, std::vector<std::pair<const Node *, bool>> &Out,
+                unsigned Depth) {
+  C = through(C);
+  if (!C || Depth > 16)
+    return;
+  if (C->K == Kind::LNot)
+    return guardAtoms(C->op(0), !Pos, Out, Depth + 1);
+  if ((C->K == Kind::LAnd && Pos) || (C->K == Kind::LOr && !Pos) || (C->K == Kind::And && Pos)) {
+    guardAtoms(C->op(0), Pos, Out, Depth + 1);
+    guardAtoms(C->op(1), Pos, Out, Depth + 1);
+    return;
+  }
+  if (isComparison(C->K))
+    Out.push_back({C, Pos});
+}
+
+
 void shareFileFacts(std::vector<std::unique_ptr<Function>> &Fns,
                     const std::vector<NamedFact> *ExtraPadWritten) {
   ProjectFacts All;
@@ -165,9 +166,9 @@ void shareFileFacts(std::vector<std::unique_ptr<Function>> &Fns,
       }
       std::vector<std::pair<const Node *, bool>> As;
       for (const Guard &G : A.Guards)
-        atoms(G.Cond, !G.Negated, As);
+        guardAtoms(G.Cond, !G.Negated, As);
       if (A.Mask)
-        atoms(A.Mask, true, As);
+        guardAtoms(A.Mask, true, As);
       for (auto &[Cmp, Pos] : As) {
         // slot < 0, slot >= 0, slot == PAD, slot != -1 on a value read from
         // a table: a consumer that skips the pad.

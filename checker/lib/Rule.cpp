@@ -203,12 +203,19 @@ unsigned groupSites(std::vector<Finding> &Fs, std::vector<std::string> *Keys) {
     if (Keys)
       OutKeys.push_back((*Keys)[I]);
   }
-  for (size_t I = 0; I < Out.size(); ++I)
-    if (Extra[I])
-      Out[I].Message += "; " + std::to_string(Extra[I]) + " more offset" +
-                        (Extra[I] > 1 ? "s" : "") + " in this function multipl" +
-                        (Extra[I] > 1 ? "y" : "ies") + " '" + Out[I].Group +
-                        "' the same way (notes)";
+  for (size_t I = 0; I < Out.size(); ++I) {
+    if (!Extra[I])
+      continue;
+    bool Many = Extra[I] > 1;
+    if (Out[I].Code == "KV001")
+      Out[I].Message += "; " + std::to_string(Extra[I]) + " more offset" + (Many ? "s" : "") +
+                        " in this function multipl" + (Many ? "y" : "ies") + " '" +
+                        Out[I].Group + "' the same way (notes)";
+    else // a table load: the group is its column
+      Out[I].Message += "; " + std::to_string(Extra[I]) + " more load" + (Many ? "s" : "") +
+                        " in this function read" + (Many ? "" : "s") + " column '" +
+                        Out[I].Group + "' the same way (notes)";
+  }
   Fs.swap(Out);
   if (Keys)
     Keys->swap(OutKeys);

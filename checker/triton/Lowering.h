@@ -301,6 +301,7 @@ private:
   static const Node *strip(const Node *N);
   static bool constOf(const Node *N, int64_t &V);
   bool pinnedByLaunch(const std::string &Name) const;
+  static std::vector<Guard> commonExits(const std::vector<std::vector<Guard>> &Paths);
   IntTy promote(const Node *A, const Node *B) const;
   Val useName(const std::string &Name, TSNode At);
   Val use(const Val &V, const std::string &Name, TSNode At);

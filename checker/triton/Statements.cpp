@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Lowering.h"
+#include "kvlint/Analysis.h"
 
 #include <algorithm>
 #include <cctype>
@@ -222,8 +223,39 @@ bool FnLowerer::ifStmt(TSNode S) {
         Guards.push_back(G);
       }
     Guards.insert(Guards.end(), LiveExits[0].begin(), LiveExits[0].end());
+  } else {
+    // Several paths reach the rest: what each of them exits on holds there
+    // (`if SW > 0: if a or p >= len: return` / `else: if p >= len: return`
+    // leaves p < len after the if).
+    for (const Guard &G : commonExits(LiveExits)) Guards.push_back(G);
   }
   return false;
+}
+
+/// The comparisons every path's early exits rule out, as exit guards.
+std::vector<Guard> FnLowerer::commonExits(const std::vector<std::vector<Guard>> &Paths) {
+  auto AtomsOf = [](const std::vector<Guard> &Gs) {
+    std::vector<std::pair<const Node *, bool>> As;
+    for (const Guard &G : Gs) guardAtoms(G.Cond, !G.Negated, As);
+    return As;
+  };
+  auto Same = [](const std::pair<const Node *, bool> &A, const std::pair<const Node *, bool> &B) {
+    return A.second == B.second && A.first->K == B.first->K && A.first->Ops.size() == 2 &&
+           B.first->Ops.size() == 2 && sameValue(A.first->op(0), B.first->op(0)) &&
+           sameValue(A.first->op(1), B.first->op(1));
+  };
+  std::vector<Guard> Out;
+  if (Paths.empty()) return Out;
+  std::vector<std::vector<std::pair<const Node *, bool>>> All;
+  for (const auto &P : Paths) All.push_back(AtomsOf(P));
+  for (const auto &A : All[0]) {
+    bool Everywhere = true;
+    for (size_t I = 1; I < All.size() && Everywhere; ++I)
+      Everywhere = std::any_of(All[I].begin(), All[I].end(),
+                               [&](const auto &B) { return Same(A, B); });
+    if (Everywhere) Out.push_back(Guard{A.first, !A.second, Guard::EarlyExit});
+  }
+  return Out;
 }
 
 /// Joins the environments at the end of branches: names bound to the same

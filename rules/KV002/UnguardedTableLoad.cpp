@@ -45,6 +45,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <set>
 
 namespace kvlint {
 
@@ -665,7 +666,24 @@ struct UnguardedTableLoad::Check {
     return SB->OnChip || (B && B->OnChip);
   }
 
+  /// The arrays the function itself stores into, by the name of their base.
+  /// A block table is filled by the scheduler and only read by the kernels
+  /// that address the cache; an array the kernel writes (`scratch[row] =
+  /// amax` before `scratch[row]` is read back) is its own scratch, whatever
+  /// its name or shape says.
+  std::set<std::string> writtenBases() const {
+    std::set<std::string> W;
+    for (const Access &A : F.Accesses)
+      if (A.AK == AccessKind::Store && A.Addr) {
+        std::string N = leafName(nameOf(addressBase(A.Addr)));
+        if (!N.empty())
+          W.insert(N);
+      }
+    return W;
+  }
+
   void run() {
+    const std::set<std::string> Written = writtenBases();
     for (const Access &A : F.Accesses) {
       if (A.AK != AccessKind::Load || !A.Addr)
         continue;
@@ -718,7 +736,7 @@ struct UnguardedTableLoad::Check {
                            (!SB->Object.empty() || Member(SB->Name) || Member(SB->Text))));
       bool Returned = SB && (SB->K == Kind::Call || SB->K == Kind::Load);
       bool Evidence = TableNamed || CSR || Field || Returned;
-      if (!Evidence || onChip(SB))
+      if (!Evidence || onChip(SB) || Written.count(leafName(nameOf(addressBase(SB)))))
         continue;
 
       std::vector<std::pair<const Node *, bool>> As;
@@ -827,6 +845,12 @@ struct UnguardedTableLoad::Check {
           OtherTerm |= mentionsSafe(Small, T);
         if (OtherTerm && mentionsSafe(Big, Col) && widthLike(Big, Strides, LoadBases))
           Take(Bound::Width, Big);
+        // ... or by a block count minus the position (a masked buffer_load
+        // from row[start // n] at offsets j < cdiv(len, bs) - start): the
+        // column stays below the request's own count.
+        else if (OtherTerm && Big->K == Kind::Sub && mentionsSafe(Big->op(1), Pos) &&
+                 classify(Big->op(0), Strides, LoadBases) == Bound::Seq)
+          Take(Bound::Seq, Big);
       }
       if (St.B == Bound::Width)
         continue;
@@ -965,6 +989,7 @@ struct UnguardedTableLoad::Check {
     Fd.Range = A.Range.valid() ? A.Range : A.Addr->Range;
     const Node *Col = St.Col;
     std::string ColText = Col->Text.empty() ? nameOf(Col) : Col->Text;
+    Fd.Group = ColText; // one finding per column of the function: one guard fixes it
     if (St.LoopColumn) {
       std::string By = St.BoundBy ? (St.BoundBy->Text.empty() ? nameOf(St.BoundBy)
                                                                : St.BoundBy->Text)

@@ -4,9 +4,10 @@
 // *>(smem_buf)`, CUTLASS's SharedStorage), also when a template leaves the
 // struct's type dependent. Positives beside them: the same struct laid over a
 // global pointer, and tables read from an array of per-group tables.
-// FIXME: a struct laid over a `char *smem_buf` parameter (lmdeploy's sm90
-// GEMM epilogue, whose caller passes the extern __shared__ buffer) is still
-// read as a table: the frontend sees only the parameter.
+// An array the kernel itself writes is its scratch too, also where the
+// frontend cannot see its type (lmdeploy's sm90 GEMM epilogue: a struct laid
+// over the `char *smem_buf` parameter its caller fills from extern
+// __shared__).
 // RUN: %if kvlint %{ not %kvlint --checks=KV002 %s | FileCheck %s --implicit-check-not=warning: %}
 // RUN: %if tidy %{ %tidy %s -- %cuda-flags | FileCheck %s --implicit-check-not=warning: %}
 #include <cstdint>
@@ -34,6 +35,30 @@ __global__ void scratch_dependent(float *out, const int64_t *pos, int block) {
   extern __shared__ char smem_buf[];
   S &storage = *reinterpret_cast<S *>(smem_buf);
   out[threadIdx.x] = storage.scratch[blockIdx.y][pos[threadIdx.x] / block];
+}
+
+// Negative: lmdeploy's sm90 GEMM epilogue. The struct is laid over the
+// `char *smem_buf` its caller passes and its type is a template's, so the
+// member's extent is unknown here; but the kernel writes the rows it reads
+// back (`scratch[row] = amax`), and a block table is never written by the
+// kernels that read it.
+template <class S>
+__global__ void written_scratch(float *out, char *smem_buf, const int64_t *pos, int block) {
+  S &storage = *reinterpret_cast<S *>(smem_buf);
+  int row = pos[threadIdx.x] / block;
+  float *scratch = storage.amax_scratch[threadIdx.y];
+  scratch[row] = out[threadIdx.x];
+  __syncthreads();
+  out[threadIdx.x] = storage.amax_scratch[0][row] + storage.amax_scratch[1][row];
+}
+
+// Positive: the same read with no write: an array of per-group tables.
+template <class S>
+__global__ void unwritten_rows(int64_t *slots, char *buf, const int64_t *pos, int block) {
+  S &storage = *reinterpret_cast<S *>(buf);
+  int col = pos[threadIdx.x] / block;
+  slots[threadIdx.x] = storage.tables[threadIdx.y][col];
+  // CHECK: on-chip.cu:[[@LINE-1]]:{{[0-9]+}}: warning: table load reads column 'col'
 }
 
 // Positive: a struct of tables over a global buffer.

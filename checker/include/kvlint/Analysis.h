@@ -86,6 +86,12 @@ const Node *addressStep(const Node *N);
 /// A node's name for messages and name patterns: its Name, else its text.
 std::string nameOf(const Node *N);
 
+/// The comparisons a condition asserts, each with whether it holds as
+/// written: `!(a or b)` gives (a, false) and (b, false). Conjunctions only; a
+/// disjunction that holds says nothing of its parts.
+void guardAtoms(const Node *C, bool Holds, std::vector<std::pair<const Node *, bool>> &Out,
+                unsigned Depth = 0);
+
 /// True when Needle occurs in Hay's expression tree (through Vars).
 bool mentions(const Node *Hay, const Node *Needle);
 
