@@ -783,6 +783,16 @@ Bound Bounds::extentOf(const Node *Ptr) {
   return B;
 }
 
+/// A launcher's quantity as a message spells it: "a|b" is min(a, b).
+static std::string spelled(const std::string &By) {
+  if (By.find('|') == std::string::npos)
+    return By;
+  std::string Out = "min(";
+  for (char C : By)
+    Out += C == '|' ? std::string(", ") : std::string(1, C);
+  return Out + ")";
+}
+
 std::vector<std::string> Bounds::factorsOf(const std::string &By) {
   std::vector<std::string> Out;
   size_t B = 0;
@@ -809,6 +819,16 @@ Bound Bounds::named(const Node *N, const std::string &By, const char *Fallback) 
 }
 
 Bound Bounds::namedImpl(const Node *N, const std::string &By, const char *Fallback) {
+  // "a|b": the least of several quantities (a grid of min(num_sms * 2,
+  // n_rows) programs): the tightest alternative bounds it.
+  if (size_t Bar = By.find('|'); Bar != std::string::npos) {
+    Bound L = namedImpl(N, By.substr(0, Bar), Fallback);
+    Bound R = namedImpl(N, By.substr(Bar + 1), Fallback);
+    const Bound &Least = R.Hi < L.Hi ? R : L;
+    Bound B = Least;
+    B.Why = Least.Why + ", the least of " + spelled(By);
+    return B;
+  }
   std::vector<std::string> Fs = factorsOf(By);
   if (Fs.size() == 1 && digits(Fs[0])) { // what is left of 1 * NV over NV
     int64_t C = std::stoll(Fs[0]);
@@ -959,7 +979,7 @@ Bound Bounds::compute(const Node *N) {
       Bound B = named(N, N->Hint.BoundBy, "Grid");
       int64_t D = std::max<int64_t>(1, N->Hint.BoundDiv);
       B.Hi = std::max<int64_t>(0, (B.Hi + D - 1) / D - 1);
-      B.Why = "the grid spans " + N->Hint.BoundBy + (D > 1 ? " / " + std::to_string(D) : "") +
+      B.Why = "the grid spans " + spelled(N->Hint.BoundBy) + (D > 1 ? " / " + std::to_string(D) : "") +
               " (" + B.Why + ")";
       return B;
     }
@@ -1227,7 +1247,8 @@ Bound Bounds::compute(const Node *N) {
     const Node *H = N->op(1) && N->op(1)->K == Kind::Var ? N->op(1) : strip(N->op(1));
     if (const Node *Q = strip(N->op(0));
         Q && H && Q->K == Kind::LaunchIdx && Q->Hint.BoundDiv <= 1 &&
-        Q->Hint.BoundBy.find('*') != std::string::npos && !H->Name.empty()) {
+        Q->Hint.BoundBy.find('*') != std::string::npos &&
+        Q->Hint.BoundBy.find('|') == std::string::npos && !H->Name.empty()) {
       std::vector<std::string> Fs = factorsOf(Q->Hint.BoundBy), Rest;
       bool Found = false;
       for (const std::string &X : Fs)

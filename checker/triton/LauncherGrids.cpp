@@ -96,6 +96,24 @@ ValueHint Launcher::axisFact(TSNode E, const Site &St, const Scope *S, const std
         H.Hi = Best - 1;
         return H;
       }
+      // min(num_sms * 2, n_rows): below each named quantity, so below the
+      // least of them ("num_sms*2|n_rows", Bounds::named).
+      std::vector<ValueHint> Named;
+      for (TSNode A : As) {
+        if (is(A, "keyword_argument") || Depth >= 3) continue;
+        ValueHint Via = axisFact(A, St, S, Meta, Depth + 1);
+        if (Via.HasRange || Via.BoundBy.empty() || Via.BoundDiv > 1 || !Via.DivBy.empty() ||
+            Via.BoundBy.find('|') != std::string::npos) {
+          Named.clear();
+          break;
+        }
+        Named.push_back(Via);
+      }
+      if (Named.size() >= 2) {
+        for (const ValueHint &V : Named)
+          H.BoundBy += (H.BoundBy.empty() ? "" : "|") + V.BoundBy;
+        return H;
+      }
       // min(cdiv(numel, s), max_num_blocks): at most any of them; the last
       // one that says something (a cap is usually written last).
       for (auto It = As.rbegin(); It != As.rend() && Depth < 3; ++It) {
