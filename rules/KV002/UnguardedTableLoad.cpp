@@ -504,13 +504,29 @@ struct UnguardedTableLoad::Check {
   }
 
   /// Does the position include a value read from memory other than a
-  /// sequence length?
+  /// sequence length? What is subtracted (a start, the length of another
+  /// region: token - prev_window_len - raw_kv_lens[b]) only lowers it.
   bool foreignLoad(const Node *Pos) const {
-    return walkOperands({Pos}, 1024, [&](const Node *N) {
-      if (N->K != Kind::Load)
-        return Walk::Into;
-      return seqDerived(N) ? Walk::Over : Walk::Stop;
-    });
+    std::vector<const Node *> Work = {Pos};
+    std::set<const Node *> Seen;
+    while (!Work.empty() && Seen.size() < 1024) {
+      const Node *N = Work.back();
+      Work.pop_back();
+      if (!N || !Seen.insert(N).second)
+        continue;
+      if (N->K == Kind::Load) {
+        if (!seqDerived(N))
+          return true;
+        continue;
+      }
+      if (N->K == Kind::Sub && N->Ops.size() == 2) {
+        Work.push_back(N->op(0));
+        continue;
+      }
+      for (const Node *O : N->Ops)
+        Work.push_back(O);
+    }
+    return false;
   }
 
   struct Site {

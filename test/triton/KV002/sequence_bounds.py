@@ -6,7 +6,9 @@
 #    sliding-window and the plain partition), so start < context_length after
 #    it;
 #  - a masked buffer_load from row[start // n] at offsets j with
-#    j < cdiv(len, bs) - start.
+#    j < cdiv(len, bs) - start;
+#  - a position less the regions before it (values read from memory,
+#    subtracted), below the request's length.
 # The positives keep the same shapes with the bound missing.
 # RUN: %if kvlint %{ not %kvlint --checks=KV002 %s | FileCheck %s --implicit-check-not=warning: %}
 # RUN: %if kvlint %{ not %kvlint --checks=KV002 --option=Level=latent %s | FileCheck %s --check-prefixes=CHECK,LATENT --implicit-check-not=warning: %}
@@ -108,3 +110,41 @@ def buffer_load_mask_misses_start(block_tables_ptr, context_lengths_ptr, out_ptr
         mask=j < count,
     )
     gl.store(out_ptr + seq * MAX_BLOCKS + j, pages)
+
+
+# Latent: lmdeploy's DeepSeek-V4 flatten: the compressed region's position
+# is the token's less the window and raw regions before it (values read
+# from memory, subtracted: they only lower it), and the token is below the
+# request's flattened length.
+@triton.jit
+def regions_subtracted(block_offsets_ptr, flat_kv_lens_ptr, start_pos_ptr, raw_kv_lens_ptr,
+                       out_ptr, stride_boff, WINDOW_SIZE: tl.constexpr,
+                       BLOCK_SIZE: tl.constexpr):
+    batch_id = tl.program_id(0)
+    token_id = tl.program_id(1)
+    flat_kv_len = tl.load(flat_kv_lens_ptr + batch_id)
+    if token_id >= flat_kv_len:
+        return
+    prev_window_len = tl.minimum(tl.load(start_pos_ptr + batch_id), WINDOW_SIZE)
+    comp_pos = token_id - prev_window_len - tl.load(raw_kv_lens_ptr + batch_id)
+    # LATENT: sequence_bounds.py:[[@LINE+1]]:18: warning: table load reads column 'comp_pos // BLOCK_SIZE', a position divided by a block size, bounded only by 'flat_kv_len'{{.*}}[kvlint-unguarded-table-load]
+    phys_block = tl.load(block_offsets_ptr + batch_id * stride_boff + comp_pos // BLOCK_SIZE)
+    tl.store(out_ptr + batch_id, phys_block)
+
+
+# Default: the same with an offset read from memory added, not subtracted:
+# nothing bounds the position.
+@triton.jit
+def region_offset_added(block_offsets_ptr, flat_kv_lens_ptr, start_pos_ptr, shift_ptr,
+                        out_ptr, stride_boff, WINDOW_SIZE: tl.constexpr,
+                        BLOCK_SIZE: tl.constexpr):
+    batch_id = tl.program_id(0)
+    token_id = tl.program_id(1)
+    flat_kv_len = tl.load(flat_kv_lens_ptr + batch_id)
+    if token_id >= flat_kv_len:
+        return
+    prev_window_len = tl.minimum(tl.load(start_pos_ptr + batch_id), WINDOW_SIZE)
+    comp_pos = token_id - prev_window_len + tl.load(shift_ptr + batch_id)
+    # CHECK: sequence_bounds.py:[[@LINE+1]]:18: warning: table load reads column 'comp_pos // BLOCK_SIZE', a position divided by a block size, with no bound against the row width{{.*}}[kvlint-unguarded-table-load]
+    phys_block = tl.load(block_offsets_ptr + batch_id * stride_boff + comp_pos // BLOCK_SIZE)
+    tl.store(out_ptr + batch_id, phys_block)
