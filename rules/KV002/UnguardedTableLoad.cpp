@@ -652,23 +652,43 @@ struct UnguardedTableLoad::Check {
   std::string unboundedColumn(const Node *Pos) const {
     static const Pattern Draft =
         Pattern::builtin("draft|spec|stale|prefetch|lookahead|accept|next_?(pos|block)");
+    // another index table, or a table of starts inside the request
+    // (vLLM's gather: token - cu_seq_lens[b] + seq_starts[b])
     static const Pattern Foreign = Pattern::builtin(
-        "block_?table|req_?to_?token|kv_?indices|indptr|page_?table|token_?to|_indices$");
+        "block_?table|req_?to_?token|kv_?indices|indptr|page_?table|token_?to|_indices$|"
+        "(^|_)starts(_ptr)?$");
     std::string N = nameIn({Pos}, Draft);
     if (!N.empty())
       return "the position '" + N + "' is a draft, speculative or prefetched one, which the "
                                     "request's length does not bound";
+    static const Pattern Starts = Pattern::builtin("(^|_)starts(_ptr)?$");
     std::string Why;
-    walkOperands({Pos}, 1024, [&](const Node *X) {
-      if (X->K != Kind::Load)
-        return Walk::Into;
+    // The loads the position adds (a subtracted start makes it relative to
+    // the request: token - cu_seq_lens[b]).
+    std::vector<const Node *> Work = {Pos};
+    std::set<const Node *> Seen;
+    while (!Work.empty() && Why.empty() && Seen.size() < 1024) {
+      const Node *X = Work.back();
+      Work.pop_back();
+      if (!X || !Seen.insert(X).second)
+        continue;
+      if (X->K == Kind::Sub && X->Ops.size() == 2) {
+        Work.push_back(X->op(0));
+        continue;
+      }
+      if (X->K != Kind::Load) {
+        for (const Node *O : X->Ops)
+          Work.push_back(O);
+        continue;
+      }
       std::string B = leafName(nameOf(addressBase(X->op(0))));
       if (B.empty() || !(Foreign.search(B) || Draft.search(B)))
-        return Walk::Over;
-      Why = "the position is read from another table ('" + B +
-            "'), which the request's length does not bound";
-      return Walk::Stop;
-    });
+        continue;
+      Why = Starts.search(B) ? "the position is offset by a start read from '" + B +
+                                   "', which the request's length does not bound"
+                             : "the position is read from another table ('" + B +
+                                   "'), which the request's length does not bound";
+    }
     return Why;
   }
 
