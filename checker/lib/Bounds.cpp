@@ -413,8 +413,22 @@ int64_t Bounds::cancelledBound(const Node *Mul) {
     const Bound &V = of(Q->op(0));
     if (V.Hi >= Inf)
       continue;
+    // The divisor, or a product it is of: (pid // (GROUP_M * num_pid_n)) *
+    // GROUP_M (the grouped tile swizzle of Triton GEMMs) is at most pid //
+    // num_pid_n, so at most pid: the divisor's other factors are counts of
+    // tiles or programs, at least 1 where the division runs (a zero divisor
+    // traps first). Not when one of them can only be below 1.
+    std::vector<const Node *> Ds;
+    if (const Node *D = strip(Q->op(1)); D && D->K == Kind::Mul && productFactors(D, Ds)) {
+      for (const Node *X : Ds)
+        if (of(X).Hi < 1)
+          Ds.clear();
+    } else {
+      Ds.clear();
+    }
+    Ds.push_back(Q->op(1));
     for (size_t J = 0; J < Fs.size(); ++J) {
-      if (J == I || !same(Fs[J], Q->op(1)))
+      if (J == I || std::none_of(Ds.begin(), Ds.end(), [&](const Node *X) { return same(Fs[J], X); }))
         continue;
       I128 P = std::max<int64_t>(V.Hi, 0);
       for (size_t K = 0; K < Fs.size(); ++K)

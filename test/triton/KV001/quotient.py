@@ -93,3 +93,39 @@ def shuffled_v_slot_other(cache_ptr, slot_mapping_ptr, head_size, x, y, PAGE_SIZ
     slot_id = tl.load(slot_mapping_ptr + i) % PAGE_SIZE
     # CHECK: quotient.py:[[@LINE+1]]:26: warning: 32-bit signed product '(slot_id // x) * head_size * y' is used as a memory offset and wraps past 2^31 in the training profile: '(slot_id // x) * head_size' <= 589,248 ('x' is bounded by no fact: below Envelope.Unknown = 8,192) times 'y' <= 8,191 ('y' is bounded by no fact: below Envelope.Unknown = 8,192); widen 'slot_id // x' to 64 bits before it multiplies [kvlint-narrowed-index-overflow]
     tl.store(cache_ptr + (slot_id // x) * head_size * y + slot_id % x, 0)
+
+
+# Negative: the grouped tile swizzle of Triton GEMMs. group_id is pid //
+# (GROUP_SIZE_M * num_pid_n), so group_id * GROUP_SIZE_M is at most pid //
+# num_pid_n (aiter's MoE GEMMs, lightllm's grouped MoE), whatever the grid.
+@triton.jit
+def grouped_swizzle(out, M, N, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                    GROUP_SIZE_M: tl.constexpr):
+    pid = tl.program_id(axis=0)
+    num_pid_m = tl.cdiv(M, BLOCK_M)
+    num_pid_n = tl.cdiv(N, BLOCK_N)
+    num_pid_in_group = GROUP_SIZE_M * num_pid_n
+    group_id = pid // num_pid_in_group
+    first_pid_m = group_id * GROUP_SIZE_M
+    group_size_m = min(num_pid_m - first_pid_m, GROUP_SIZE_M)
+    pid_m = first_pid_m + (pid % group_size_m)
+    tl.store(out + pid_m, 0)
+
+
+# Positive twin: the group times another constexpr than the one the
+# divisor holds.
+@triton.jit
+def grouped_swizzle_other(out, M, N, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                          GROUP_SIZE_M: tl.constexpr):
+    pid = tl.program_id(axis=0)
+    num_pid_n = tl.cdiv(N, BLOCK_N)
+    num_pid_in_group = GROUP_SIZE_M * num_pid_n
+    group_id = pid // num_pid_in_group
+    # CHECK: quotient.py:[[@LINE+1]]:20: warning: 32-bit signed product 'group_id * BLOCK_M * BLOCK_N'
+    tl.store(out + group_id * BLOCK_M * BLOCK_N, 0)
+
+
+def launch_swizzled(out, num_tokens, N):
+    grid = (num_tokens * 4096,)
+    grouped_swizzle[grid](out, num_tokens, N, BLOCK_M=64, BLOCK_N=64)
+    grouped_swizzle_other[grid](out, num_tokens, N, BLOCK_M=64, BLOCK_N=64)
