@@ -235,12 +235,10 @@ ArgFact Launcher::argFact(const Site &St, const KParam &P, size_t Index) {
   }
   if (S && checkedFlag(A, S, F)) return F;
   Rng R;
-  if (is(stripParens(A), "true") || is(stripParens(A), "false")) {
-    // a flag literal: a constexpr every site passes the same way fixes the
-    // kernel's specialisation (Calls.cpp), so the other side is dead code
-    F.K = ArgFact::Const;
-    F.R.Lo = F.R.Hi = is(stripParens(A), "true");
-  } else if (constRange(A, S, R, 0)) {
+  // A flag (`IS_VARLEN=False`, or a name bound to one) is a constant too: a
+  // constexpr every site passes the same way fixes the kernel's
+  // specialisation (Calls.cpp), so the other side is dead code.
+  if (constRange(A, S, R, 0)) {
     F.K = ArgFact::Const;
     F.R = R;
   } else if (S) {

@@ -60,6 +60,13 @@ bool Launcher::constRangeImpl(TSNode E, const Scope *S, Rng &R, unsigned D) {
     R = {V, V};
     return true;
   }
+  // A flag literal (Python's bools are 0 and 1): through a name bound to it,
+  // a module's `_USE_INT64_STRIDES = True` that every launch passes pins the
+  // kernel's specialisation as a literal argument does (Calls.cpp).
+  if (is(E, "true") || is(E, "false")) {
+    R.Lo = R.Hi = is(E, "true");
+    return true;
+  }
   if (is(E, "unary_operator")) {
     std::string Op = M.text(field(E, "operator"));
     Rng A;
