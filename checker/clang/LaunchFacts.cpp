@@ -70,6 +70,18 @@ std::string squeeze(const std::string &T) {
 /// the divisor (cdiv(cdiv(n, a), b) = cdiv(n, a*b)); the outermost divisor
 /// that is no constant is kept by its text (i < cdiv(cdiv(n, a), b) still
 /// gives i * b < n). Nothing when n is neither.
+/// Whether a numerator of the quantity plus K (and DenTerms copies of a
+/// symbolic divisor) over B is at most ceil(quantity / B):
+/// floor((n + K) / B) <= ceil(n / B) needs K <= B - 1. A ceil-div helper's
+/// call (Exact) is ceil(n / B) whatever its spelling.
+bool roundsUpWithin(std::optional<int64_t> B, int DenTerms, int64_t K, bool Exact) {
+  if (Exact)
+    return true;
+  if (B)
+    return DenTerms != 0 || K <= *B - 1;
+  return (DenTerms == 0 && K <= 0) || (DenTerms == 1 && K <= -1);
+}
+
 SiteFact divided(const SiteFact &N, std::optional<int64_t> B, const std::string &DenText) {
   SiteFact F;
   if (N.Known && N.HasRange && N.BoundBy.empty() && B && N.Lo >= 0) {

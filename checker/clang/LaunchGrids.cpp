@@ -339,14 +339,8 @@ SiteFact LaunchScanner::ceilDiv(const Expr *Num, const Expr *Den, unsigned Depth
   }
   if (!Main)
     return F;
-  // floor((n + K) / B) <= ceil(n / B) needs K <= B - 1; a call to a
-  // ceil-div helper is ceil(n / B) whatever its spelling.
-  if (!Exact) {
-    if (B && DenTerms == 0 && K > *B - 1)
-      return F;
-    if (!B && !(DenTerms == 0 && K <= 0) && !(DenTerms == 1 && K <= -1))
-      return F;
-  }
+  if (!roundsUpWithin(B, DenTerms, K, Exact))
+    return F;
   return divided(axis(Main, Depth + 1), B, DenText);
 }
 

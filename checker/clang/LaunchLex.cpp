@@ -628,12 +628,8 @@ SiteFact LaunchScanner::lexCeilDiv(const std::vector<Tok> &NumT, const std::vect
   }
   if (!Main)
     return F;
-  if (!Exact) {
-    if (B && DenTerms == 0 && K > *B - 1)
-      return F;
-    if (!B && !(DenTerms == 0 && K <= 0) && !(DenTerms == 1 && K <= -1))
-      return F;
-  }
+  if (!roundsUpWithin(B, DenTerms, K, Exact))
+    return F;
   return divided(lexAxis(*Main, Depth + 1), B, DenText);
 }
 

@@ -44,6 +44,7 @@ using namespace clang;
 const Expr *strip(const Expr *E);
 std::string squeeze(const std::string &T);
 SiteFact divided(const SiteFact &N, std::optional<int64_t> B, const std::string &DenText);
+bool roundsUpWithin(std::optional<int64_t> B, int DenTerms, int64_t K, bool Exact);
 std::optional<int64_t> foldInt(const Expr *E, ASTContext &Ctx);
 std::string calleeOf(const Expr *C);
 bool callParts(const Expr *E, std::string &Name, std::vector<const Expr *> &Args);
